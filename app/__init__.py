@@ -1,0 +1,1 @@
+"""proofdeck: bilingual ML-systems interview cards whose formulas are proved by running code."""

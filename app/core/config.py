@@ -1,0 +1,26 @@
+"""One settings object, read from the environment (prefix ``PROOFDECK_``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PROOFDECK_", extra="ignore")
+
+    # SQLite file by default; any SQLAlchemy URL (postgresql+psycopg://...) works with the same code.
+    DATABASE_URL: str = f"sqlite:///{PROJECT_ROOT / 'data' / 'proofdeck.db'}"
+    # Folder of card source files (Markdown + YAML front matter), synced into the database.
+    CARDS_DIR: Path = PROJECT_ROOT / "cards"
+    # Sync cards/ into the database when the server starts.
+    SYNC_ON_STARTUP: bool = True
+    # Public base URL, used in the login link printed at first start.
+    BASE_URL: str = "http://127.0.0.1:8000"
+    ENVIRONMENT: str = "development"
+
+
+settings = Settings()
