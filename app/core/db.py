@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from fastapi import Request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, SQLModel, create_engine
@@ -37,6 +38,7 @@ def make_engine(url: str) -> Engine:
 
 @lru_cache(maxsize=8)
 def get_engine(url: str | None = None) -> Engine:
+    """One engine per URL per process (default: ``PROOFDECK_DATABASE_URL``)."""
     return make_engine(url or settings.DATABASE_URL)
 
 
@@ -47,6 +49,7 @@ def init_db(engine: Engine) -> None:
     SQLModel.metadata.create_all(engine)
 
 
-def get_session() -> Iterator[Session]:
-    with Session(get_engine()) as session:
+def get_session(request: Request) -> Iterator[Session]:
+    """A session on the engine of the app serving this request (``app.state.engine``)."""
+    with Session(request.app.state.engine) as session:
         yield session

@@ -1,0 +1,1 @@
+"""The ``proofdeck`` command line."""

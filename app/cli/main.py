@@ -1,0 +1,15 @@
+"""``proofdeck``: one Typer app; each concern registers its commands from its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from app.cli import cards, server
+
+cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
+                  no_args_is_help=True, add_completion=False)
+cards.register(cli)
+server.register(cli)
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,70 @@
+"""Card Markdown → safe HTML: markdown-it-py with raw HTML off, math as server-side MathML.
+
+Card text never becomes live markup: raw HTML is escaped, link targets go through markdown-it's
+``validateLink`` (no ``javascript:``, ``vbscript:``, ``file:``, non-image ``data:``), and math passes
+the allow-list in :mod:`app.render.math`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from app.render.math import render_math
+
+_MATH_TOKENS = {"math_inline": False, "math_inline_double": True, "math_block": True,
+                "math_block_label": True}
+
+
+def _render_math_token(self: RendererHTML, tokens: Sequence[Token], idx: int,
+                       options: OptionsDict, env: EnvType) -> str:
+    tok = tokens[idx]
+    html = render_math(tok.content.strip(), display=_MATH_TOKENS[tok.type])
+    return f'<div class="math-block">{html}</div>\n' if tok.block else html
+
+
+def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int,
+               options: OptionsDict, env: EnvType) -> str:
+    tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
+    return self.renderToken(tokens, idx, options, env)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+          .enable(["table", "strikethrough"])
+          .use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True))
+    for name in _MATH_TOKENS:
+        md.add_render_rule(name, _render_math_token)
+    md.add_render_rule("link_open", _link_open)
+    return md
+
+
+@lru_cache(maxsize=8192)
+def render_markdown(text: str) -> str:
+    """Safe HTML for one Markdown text (a section in one language, a question, an answer)."""
+    if not text:
+        return ""
+    return _parser().render(text)
+
+
+def math_spans(text: str) -> list[tuple[str, bool]]:
+    """(tex, display) for every formula markdown-it finds in ``text`` (code spans excluded)."""
+    found: list[tuple[str, bool]] = []
+
+    def walk(tokens: Sequence[Any]) -> None:
+        for tok in tokens:
+            if tok.type in _MATH_TOKENS:
+                found.append((tok.content.strip(), _MATH_TOKENS[tok.type]))
+            if tok.children:
+                walk(tok.children)
+
+    walk(_parser().parse(text))
+    return found

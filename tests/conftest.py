@@ -1,0 +1,80 @@
+"""Shared fixtures: a real database per test, the app on it, a uvicorn server, headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy.engine import Engine
+
+from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.utils.db import fresh_database_url
+from tests.utils.server import uvicorn_server
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED_RAW = ROOT.parent / "shared" / "seed" / "000_df0768db638cc9c5.txt"
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> Iterator[str]:
+    with fresh_database_url(tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    from app.core.db import init_db, make_engine
+
+    eng = make_engine(database_url)
+    init_db(eng)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def cards_dir(tmp_path: Path) -> Path:
+    """A copy of the bundled cards/ folder that a test may edit."""
+    dest = tmp_path / "cards"
+    shutil.copytree(ROOT / "cards", dest)
+    return dest
+
+
+@pytest.fixture
+def client(database_url: str, cards_dir: Path) -> Iterator[TestClient]:
+    """The app on a fresh database with the bundled cards synced at start-up."""
+    from app.main import create_app
+
+    app = create_app(database_url=database_url, cards_dir=cards_dir, sync_on_startup=True)
+    with TestClient(app) as c:
+        yield c
+
+
+@pytest.fixture
+def live_server(database_url: str, cards_dir: Path) -> Iterator[str]:
+    """uvicorn serving real HTTP on a free loopback port; yields the base URL."""
+    with uvicorn_server(database_url, cards_dir) as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does it)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context()
+    pg = context.new_page()
+    yield pg
+    context.close()
