@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api.routes import health
+from app.api.routes import health, verification
 
 api_router = APIRouter()
 api_router.include_router(health.router)
+api_router.include_router(verification.router)

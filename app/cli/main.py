@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import cards, server
+from app.cli import cards, server, verify
 
 cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
                   no_args_is_help=True, add_completion=False)
 cards.register(cli)
 server.register(cli)
+verify.register(cli)
 
 if __name__ == "__main__":
     cli()
