@@ -175,7 +175,7 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
                 rows[table] += table_rows
         for table in CHILD_TABLES:
             for chunk in range(0, len(ids), 500):
-                session.exec(delete(table).where(col(table.card_id).in_(ids[chunk:chunk + 500])))  # type: ignore[attr-defined]
+                session.exec(delete(table).where(col(table.card_id).in_(ids[chunk:chunk + 500])))
             if rows[table]:
                 session.execute(insert(table), rows[table])
         present = {source.doc.slug for source in docs}

@@ -18,7 +18,8 @@ def generated_card(i: int, n: int, *, version: int = 0, seed: int = 0) -> CardDo
     rng = random.Random(seed * 1_000_003 + i)
     code, mzh, men = MODULES[i % len(MODULES)]
     tzh, ten = TOPICS[(i // 3) % len(TOPICS)]
-    body_zh = f"第 {i} 张卡片（版本 {version}）：优化器状态占 $12\\Psi$ 字节，参数 $2\\Psi$。" + "说明。" * rng.randint(5, 40)
+    body_zh = (f"第 {i} 张卡片（版本 {version}）：优化器状态占 $12\\Psi$ 字节，参数 $2\\Psi$。"
+               + "说明。" * rng.randint(5, 40))
     body_en = (f"Card {i} (version {version}): optimizer states take $12\\Psi$ bytes of $16\\Psi$. "
                + "Detail sentence. " * rng.randint(5, 40))
     sections = {key: LangText(zh=f"{body_zh}\n\n- 要点 {key}", en=f"{body_en}\n\n- point {key}")
