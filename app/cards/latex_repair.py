@@ -1,0 +1,171 @@
+"""Put back the LaTeX backslashes a bank export lost: ``$4times$`` → ``$4\\times$``.
+
+Only text inside math (``$...$`` and ``$$...$$``) is touched; prose outside math keeps words such as
+"text", "right" or "times" as they are. Inside math, a run of letters regains its backslash only when
+it is a *known command* used as a command:
+
+- commands that take an argument (``frac``, ``sqrt``, ``text``, ``mathrm`` ...) only when a ``{``
+  (or ``[`` for ``sqrt``) follows;
+- ``left`` / ``right`` only when a delimiter follows;
+- every other known command (Greek letters, ``times``, ``quad``, ``log`` ...) when it is a whole run
+  of letters: ``12Psi`` and ``Psi /N`` are repaired, ``Psiq`` or ``times2x`` style words are not.
+
+The content of ``\\text{...}`` (and the other text-mode commands) is copied verbatim, so
+``\\text{left to right}`` stays prose. Already-correct TeX passes unchanged: the repair is idempotent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+GREEK = (
+    "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi "
+    "varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega "
+    "Gamma Delta Theta Lambda Xi Pi Sigma Upsilon Phi Psi Omega"
+).split()
+# Commands without arguments, repaired when they form a whole run of letters.
+SYMBOLS = frozenset(GREEK + (
+    "times cdot cdots ldots dots div pm mp ast star circ bullet approx sim simeq propto equiv "
+    "le ge leq geq neq ne ll gg infty partial nabla to rightarrow leftarrow Rightarrow Leftarrow "
+    "leftrightarrow Leftrightarrow mapsto implies iff sum prod lim log ln exp max min sin cos tan "
+    "quad qquad forall exists in notin subset subseteq cup cap emptyset langle rangle lceil rceil "
+    "lfloor rfloor mid parallel perp"
+).split())
+# Commands that need a following argument in braces to count as commands.
+WITH_ARGUMENT = frozenset(
+    "frac dfrac tfrac sqrt text textbf textit textrm mathrm mathbf mathit mathbb mathcal mathsf mbox "
+    "operatorname boldsymbol hat bar tilde vec dot ddot overline underline overbrace underbrace "
+    "binom".split()
+)
+# Commands whose braced argument is prose: never repaired inside.
+TEXT_MODE = frozenset("text textbf textit textrm mbox operatorname".split())
+DELIMITED = frozenset("left right big Big bigg Bigg".split())
+_DELIMITER_START = re.compile(r"\s*(?:[()\[\]|./]|\\[{}|]|\\[lr](?:angle|ceil|floor|vert|Vert)\b|\\\|)")
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+KNOWN_COMMANDS = SYMBOLS | WITH_ARGUMENT | DELIMITED
+
+
+def _braced_end(tex: str, start: int) -> int:
+    """Index just past the brace group opening at ``tex[start] == '{'`` (or the end if unclosed)."""
+    depth = 0
+    i = start
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(tex)
+
+
+def _copy_argument(tex: str, i: int, out: list[str]) -> int:
+    """After a text-mode command: copy optional spaces and its ``{...}`` group verbatim."""
+    j = i
+    while j < len(tex) and tex[j] == " ":
+        j += 1
+    if j < len(tex) and tex[j] == "{":
+        end = _braced_end(tex, j)
+        out.append(tex[i:end])
+        return end
+    return i
+
+
+def _is_command(word: str, tex: str, end: int) -> bool:
+    rest = tex[end:]
+    if word in WITH_ARGUMENT:
+        nxt = rest.lstrip(" ")[:1]
+        return nxt == "{" or (word == "sqrt" and nxt == "[")
+    if word in DELIMITED:
+        return bool(_DELIMITER_START.match(rest))
+    return word in SYMBOLS
+
+
+def repair_tex(tex: str) -> str:
+    """Repair one formula's TeX (the text between the dollar signs)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            m = _LETTERS.match(tex, i + 1)
+            if m is None:  # \\, \{, \; ...
+                out.append(tex[i : i + 2])
+                i += 2
+                continue
+            out.append(tex[i : m.end()])
+            i = m.end()
+            if m.group(0) in TEXT_MODE:
+                i = _copy_argument(tex, i, out)
+            continue
+        m = _LETTERS.match(tex, i)
+        if m is None:
+            out.append(c)
+            i += 1
+            continue
+        word = m.group(0)
+        i = m.end()
+        if _is_command(word, tex, i):
+            out.append("\\" + word)
+            if word in TEXT_MODE:
+                i = _copy_argument(tex, i, out)
+        else:
+            out.append(word)
+    return "".join(out)
+
+
+def math_spans(text: str) -> Iterator[tuple[int, int, int]]:
+    """(start, end, delimiter length) of every ``$...$`` / ``$$...$$`` span; ``\\$`` is not a delimiter.
+
+    Inline math stays on one line; display math may span lines. An unclosed ``$`` is left as text.
+    """
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c != "$":
+            i += 1
+            continue
+        delim = "$$" if text.startswith("$$", i) else "$"
+        j = i + len(delim)
+        while j < n:
+            if text[j] == "\\":
+                j += 2
+                continue
+            if text.startswith(delim, j):
+                break
+            if delim == "$" and text[j] == "\n":
+                j = n
+                break
+            j += 1
+        if j >= n:
+            i += len(delim)
+            continue
+        if j > i + len(delim):
+            yield i, j + len(delim), len(delim)
+        i = j + len(delim)
+
+
+def repair_math(text: str) -> str:
+    """Repair the TeX inside every math span of a Markdown text; everything else is unchanged."""
+    if "$" not in text:
+        return text
+    out: list[str] = []
+    last = 0
+    for start, end, width in math_spans(text):
+        out.append(text[last : start + width])
+        out.append(repair_tex(text[start + width : end - width]))
+        out.append(text[end - width : end])
+        last = end
+    out.append(text[last:])
+    return "".join(out)
