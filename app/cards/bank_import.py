@@ -102,7 +102,7 @@ def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, sl
     target = out_dir / f"{doc.slug}.md"
     if target.exists() and not force:
         raise CardFileError(name, f"{target} already exists",
-                            hint="pass --force to overwrite it, --slug to choose another name, or --out another folder")
+                            hint="pass --force to overwrite it, --slug for another name, or another --out")
     text = dump_card(doc)
     if load_card_text(text, str(target)) != doc:  # never write a file that would not load back the same
         raise CardFileError(name, "the card does not survive a write/read round trip (importer bug)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -14,11 +15,11 @@ out = Console()
 def register(cli: typer.Typer) -> None:
     @cli.command("import")
     def import_(
-        paths: list[Path] = typer.Argument(..., help="Raw bank export files, or folders of *.txt files."),
-        out_dir: Path = typer.Option(..., "--out", help="Folder for the card files (e.g. cards/)."),
-        title: str = typer.Option("", "--title", help='Card title "zh title(en title)"; single file only.'),
-        slug: str = typer.Option("", "--slug", help="Card slug (kebab-case); single file only."),
-        force: bool = typer.Option(False, "--force", help="Overwrite card files that already exist."),
+        paths: Annotated[list[Path], typer.Argument(help="Raw bank export files, or folders of *.txt files.")],
+        out_dir: Annotated[Path, typer.Option("--out", help="Folder for the card files (e.g. cards/).")],
+        title: Annotated[str, typer.Option(help='Card title "zh title(en title)"; single file only.')] = "",
+        slug: Annotated[str, typer.Option(help="Card slug (kebab-case); single file only.")] = "",
+        force: Annotated[bool, typer.Option(help="Overwrite card files that already exist.")] = False,
     ) -> None:
         """Import raw bank cards: bad files are listed one line each; good ones are still written."""
         from app.cards.bank_import import import_paths, raw_files
@@ -44,8 +45,8 @@ def register(cli: typer.Typer) -> None:
             out.print(f"imported {item.source} -> {item.written}", highlight=False, soft_wrap=True)
             for note in item.notes:
                 out.print(f"    note: {note}", highlight=False, soft_wrap=True)
-        for exc in report.failed:
-            err.print(f"error {exc}", highlight=False, soft_wrap=True, markup=False)
+        for failure in report.failed:
+            err.print(f"error {failure}", highlight=False, soft_wrap=True, markup=False)
         out.print(f"{len(report.imported)} imported, {len(report.failed)} failed", highlight=False)
         if report.failed:
             raise typer.Exit(1)
