@@ -258,6 +258,22 @@ def _links(sec: _Sections) -> list[Link]:
     return links
 
 
+def _missing_error(sec: _Sections) -> CardFileError:
+    """Name every missing section and where it was expected."""
+    named = ", ".join(f"{NUMERALS[i]} ({SECTION_NAMES[i]})" for i in sec.missing)
+    places: list[tuple[int, str]] = []
+    for i in sec.missing:
+        after = [k for k in sec.body if k > i]
+        if after:
+            at = sec.body[after[0]][0] - 1
+            places.append((at, f"{NUMERALS[i]} expected before section {NUMERALS[after[0]]} at line {at}"))
+    if sec.missing[-1] == 6:
+        last = f"inside section {NUMERALS[max(sec.body)]}" if sec.body else "before any numbered section"
+        places.append((sec.n_lines, f"the file ends at line {sec.n_lines} {last}"))
+    return CardFileError(sec.name, f"missing section(s) {named}; " + "; ".join(p for _, p in places),
+                         line=places[0][0], hint="a bank card has all seven sections 一 … 七; truncated? re-export it")
+
+
 def parse_raw_text(text: str, name: str, *, title: LangText | None = None, slug: str = "") -> RawCard:
     """Parse one raw card's text; ``name`` is used in errors and as the card's ``source``."""
     if not text.strip():
@@ -272,11 +288,7 @@ def parse_raw_text(text: str, name: str, *, title: LangText | None = None, slug:
         raise CardFileError(name, f"not a bank card: starts with {first.strip()[:40]!r}", line=1,
                             hint="a bank export starts with '所属模块：' and has sections 一 … 七")
     if sec.missing:
-        named = ", ".join(f"{NUMERALS[i]} ({SECTION_NAMES[i]})" for i in sec.missing)
-        last = max(sec.body) if sec.body else None
-        where = f"after section {NUMERALS[last]}" if last is not None else "no numbered section found"
-        raise CardFileError(name, f"missing section(s) {named}; {where}", line=sec.n_lines,
-                            hint="a bank card has all seven sections 一 … 七; truncated? re-export it")
+        raise _missing_error(sec)
     module, topic, difficulty = _header(lines, sec.header_end, name)
     sections = {"summary": _summary(sec)}
     for idx, key in ((1, "insights"), (2, "derivation"), (3, "tradeoffs"), (4, "pitfalls")):
