@@ -175,7 +175,8 @@ def _header(lines: list[str], end: int, name: str) -> tuple[Label, Label, str]:
     m = _HEADER.match(text)
     if m is None:
         raise CardFileError(name, "header does not match "
-                            "'所属模块：<module>| 专题分类：<topic>| 难度等级：<level>'", line=1, hint="a bank card starts with its module, topic and difficulty")
+                            "'所属模块：<module>| 专题分类：<topic>| 难度等级：<level>'", line=1,
+                            hint="a bank card starts with its module, topic and difficulty")
     difficulty = m.group("difficulty").lower()
     if difficulty not in DIFFICULTIES:
         raise CardFileError(name, f"difficulty {m.group('difficulty')!r} is not Easy, Medium or Hard", line=2)

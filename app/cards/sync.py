@@ -97,7 +97,7 @@ def _apply(session: Session, card: Card, doc: CardDoc, path: Path, cards_dir: Pa
     session.flush()
     assert card.id is not None
     for table in (CardSection, CardFollowUp, CardLink, CardClaim):
-        session.exec(delete(table).where(col(table.card_id) == card.id))  # type: ignore[attr-defined]
+        session.exec(delete(table).where(col(table.card_id) == card.id))
     for i, (key, text) in enumerate(doc.sections.items()):
         session.add(CardSection(card_id=card.id, key=key, position=i, zh=text.zh, en=text.en))
     for i, fu in enumerate(doc.follow_ups):
@@ -134,7 +134,8 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
             if card is None:
                 _apply(session, Card(slug=doc.slug), doc, path, cards_dir)
                 report.added.append(doc.slug)
-            elif card.content_hash != content_hash(doc) or card.retired:
+            elif (card.content_hash != content_hash(doc) or card.retired
+                  or card.source_path != path.relative_to(cards_dir).as_posix()):  # a renamed file
                 _apply(session, card, doc, path, cards_dir)
                 report.updated.append(doc.slug)
             else:

@@ -57,7 +57,8 @@ def test_every_formula_converts_without_fallback(seed_bytes: bytes, seed) -> Non
 def test_sections_in_both_languages(seed) -> None:  # type: ignore[no-untyped-def]
     s = seed.sections
     assert list(s) == ["summary", "insights", "derivation", "tradeoffs", "pitfalls"]
-    assert s["summary"].zh == "ZeRO 分片优化器状态（阶段 1）、梯度（阶段 2）、参数（阶段 3），显存逐级下降、通信逐级增加。"
+    assert s["summary"].zh == ("ZeRO 分片优化器状态（阶段 1）、梯度（阶段 2）、参数（阶段 3），"
+                               "显存逐级下降、通信逐级增加。")
     assert s["summary"].en.startswith("ZeRO eliminates memory redundancies in distributed training")
     assert "- 每设备显存：模型 16Ψ + 优化器 12Ψ（FP32）量级\n- ZeRO-1 省 4 倍优化器状态" in s["insights"].zh
     assert "- ZeRO-2: shards gradients; ranks reduce-scatter gradients" in s["insights"].en
