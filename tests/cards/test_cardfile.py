@@ -78,7 +78,7 @@ def test_unknown_language_heading() -> None:
 
 def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.md"
-    path.write_bytes(dump_card(sample()).encode().replace("One sentence".encode(), b"One \xff sentence"))
+    path.write_bytes(dump_card(sample()).encode().replace(b"One sentence", b"One \xff sentence"))
     with pytest.raises(CardFileError) as info:
         load_card_file(path)
     line = dump_card(sample()).split("\n").index("One sentence: with a colon.") + 1

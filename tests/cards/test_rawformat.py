@@ -10,7 +10,7 @@ from app.cards.cardfile import dump_card, load_card_text
 from app.cards.errors import CardFileError
 from app.cards.latex_repair import math_spans as raw_math_spans
 from app.cards.rawformat import parse_label, parse_raw_bytes, split_bilingual
-from app.cards.schema import Label, LangText
+from app.cards.schema import CardDoc, Label, LangText
 from app.render.markdown import math_spans
 from app.render.math import tex_to_mathml
 
@@ -23,18 +23,18 @@ def seed_bytes() -> bytes:
 
 
 @pytest.fixture(scope="module")
-def seed(seed_bytes: bytes):  # type: ignore[no-untyped-def]
+def seed(seed_bytes: bytes) -> CardDoc:
     return parse_raw_bytes(seed_bytes, SEED.name).doc
 
 
-def test_header(seed) -> None:  # type: ignore[no-untyped-def]
+def test_header(seed: CardDoc) -> None:
     assert seed.module == Label(code="M3", zh="深度学习基础", en="Deep Learning Foundations")
     assert seed.topic == Label(zh="分布式训练", en="Distributed Training Basics")
     assert seed.difficulty == "easy"
     assert seed.source == "000_df0768db638cc9c5.txt"
 
 
-def test_repaired_formulas(seed) -> None:  # type: ignore[no-untyped-def]
+def test_repaired_formulas(seed: CardDoc) -> None:
     en = seed.sections["derivation"].en
     assert "$$\\text{ZeRO-1}: \\text{shard optimizer};\\quad \\text{ZeRO-2}: +\\text{grad};\\quad" in en
     assert "$2\\Psi + 2\\Psi + \\frac{12\\Psi}{N}$" in en
@@ -45,7 +45,7 @@ def test_repaired_formulas(seed) -> None:  # type: ignore[no-untyped-def]
     assert "For a model with $\\Psi$ parameters" in en
 
 
-def test_every_formula_converts_without_fallback(seed_bytes: bytes, seed) -> None:  # type: ignore[no-untyped-def]
+def test_every_formula_converts_without_fallback(seed_bytes: bytes, seed: CardDoc) -> None:
     formulas = [(tex, display) for text in seed.sections.values() for lang in (text.zh, text.en)
                 for tex, display in math_spans(lang)]
     in_raw = len(list(raw_math_spans(seed_bytes.decode())))
@@ -54,7 +54,7 @@ def test_every_formula_converts_without_fallback(seed_bytes: bytes, seed) -> Non
         assert "<math" in tex_to_mathml(tex, display), tex
 
 
-def test_sections_in_both_languages(seed) -> None:  # type: ignore[no-untyped-def]
+def test_sections_in_both_languages(seed: CardDoc) -> None:
     s = seed.sections
     assert list(s) == ["summary", "insights", "derivation", "tradeoffs", "pitfalls"]
     assert s["summary"].zh == ("ZeRO 分片优化器状态（阶段 1）、梯度（阶段 2）、参数（阶段 3），"
@@ -75,7 +75,7 @@ def test_sections_in_both_languages(seed) -> None:  # type: ignore[no-untyped-de
     assert s["pitfalls"].en.startswith("- Using ZeRO-3 on clusters with slow 10Gbps Ethernet")
 
 
-def test_follow_ups_one_language_each(seed) -> None:  # type: ignore[no-untyped-def]
+def test_follow_ups_one_language_each(seed: CardDoc) -> None:
     fus = seed.follow_ups
     assert [f.id for f in fus] == ["fu-1", "fu-2", "fu-3", "fu-4"]
     assert fus[0].question == LangText(zh="为什么优化器状态占显存最多？")
@@ -85,7 +85,7 @@ def test_follow_ups_one_language_each(seed) -> None:  # type: ignore[no-untyped-
     assert fus[3].question.en.startswith("How does ZeRO-Offload leverage host CPU RAM and NVMe SSDs")
 
 
-def test_links_and_footer(seed) -> None:  # type: ignore[no-untyped-def]
+def test_links_and_footer(seed: CardDoc) -> None:
     assert [link.title for link in seed.links] == [LangText(
         zh="分布式并行基础：DDP 数据并行、Ring All-Reduce 与 ZeRO 显存切分",
         en="Distributed Training: DDP, Ring All-Reduce & ZeRO Memory")]
@@ -95,17 +95,17 @@ def test_links_and_footer(seed) -> None:  # type: ignore[no-untyped-def]
         assert advert not in dumped
 
 
-def test_bullets_become_markdown_items(seed) -> None:  # type: ignore[no-untyped-def]
+def test_bullets_become_markdown_items(seed: CardDoc) -> None:
     text = dump_card(seed)
     for raw_bullet in ("📌", "⚠️", "– ", "🔗"):
         assert raw_bullet not in text
 
 
-def test_round_trip_through_card_file(seed) -> None:  # type: ignore[no-untyped-def]
+def test_round_trip_through_card_file(seed: CardDoc) -> None:
     assert load_card_text(dump_card(seed), "x.md") == seed
 
 
-def test_title_and_slug(seed_bytes: bytes, seed) -> None:  # type: ignore[no-untyped-def]
+def test_title_and_slug(seed_bytes: bytes, seed: CardDoc) -> None:
     assert seed.slug == "zero-eliminates-memory-redundancies-distributed-training"
     assert seed.title.en and seed.title.zh
     titled = parse_raw_bytes(seed_bytes, "s.txt", title=LangText(zh="零", en="ZeRO: Sharding, Fast!"))
@@ -113,7 +113,7 @@ def test_title_and_slug(seed_bytes: bytes, seed) -> None:  # type: ignore[no-unt
     assert not titled.title_derived and not titled.notes
 
 
-def test_crlf_and_bom_import_identically(seed_bytes: bytes, seed) -> None:  # type: ignore[no-untyped-def]
+def test_crlf_and_bom_import_identically(seed_bytes: bytes, seed: CardDoc) -> None:
     variant = b"\xef\xbb\xbf" + seed_bytes.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
     assert variant != seed_bytes
     assert parse_raw_bytes(variant, SEED.name).doc == seed
