@@ -69,7 +69,7 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
             path, "front matter is not closed", line=1, hint="end the YAML block with a '---' line"
         ) from None
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+        meta = yaml.load("\n".join(lines[1:end]), Loader=_Loader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else None
@@ -170,7 +170,11 @@ def load_card_file(path: Path) -> CardDoc:
     return load_card_text(decode_card_bytes(data, name), name)
 
 
-class _Dumper(yaml.SafeDumper):
+# libyaml's C loader/dumper when present (10x faster than pure Python), same safe semantics.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     pass
 
 

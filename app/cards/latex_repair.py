@@ -42,7 +42,6 @@ WITH_ARGUMENT = frozenset(
 TEXT_MODE = frozenset("text textbf textit textrm mbox operatorname".split())
 DELIMITED = frozenset("left right big Big bigg Bigg".split())
 _DELIMITER_START = re.compile(r"\s*(?:[()\[\]|./]|\\[{}|]|\\[lr](?:angle|ceil|floor|vert|Vert)\b|\\\|)")
-_LETTERS = re.compile(r"[A-Za-z]+")
 
 KNOWN_COMMANDS = SYMBOLS | WITH_ARGUMENT | DELIMITED
 
@@ -66,16 +65,12 @@ def _braced_end(tex: str, start: int) -> int:
     return len(tex)
 
 
-def _copy_argument(tex: str, i: int, out: list[str]) -> int:
-    """After a text-mode command: copy optional spaces and its ``{...}`` group verbatim."""
+def _argument_end(tex: str, i: int) -> int:
+    """After a text-mode command ending at ``i``: the end of its ``{...}`` argument, or ``i`` if none."""
     j = i
     while j < len(tex) and tex[j] == " ":
         j += 1
-    if j < len(tex) and tex[j] == "{":
-        end = _braced_end(tex, j)
-        out.append(tex[i:end])
-        return end
-    return i
+    return _braced_end(tex, j) if j < len(tex) and tex[j] == "{" else i
 
 
 def _is_command(word: str, tex: str, end: int) -> bool:
@@ -88,72 +83,56 @@ def _is_command(word: str, tex: str, end: int) -> bool:
     return word in SYMBOLS
 
 
+_TEX_TOKEN = re.compile(r"\\([A-Za-z]+)|\\.|([A-Za-z]+)", re.S)
+
+
 def repair_tex(tex: str) -> str:
     """Repair one formula's TeX (the text between the dollar signs)."""
     out: list[str] = []
-    i = 0
-    while i < len(tex):
-        c = tex[i]
-        if c == "\\":
-            m = _LETTERS.match(tex, i + 1)
-            if m is None:  # \\, \{, \; ...
-                out.append(tex[i : i + 2])
-                i += 2
-                continue
-            out.append(tex[i : m.end()])
-            i = m.end()
-            if m.group(0) in TEXT_MODE:
-                i = _copy_argument(tex, i, out)
-            continue
-        m = _LETTERS.match(tex, i)
-        if m is None:
-            out.append(c)
-            i += 1
-            continue
-        word = m.group(0)
-        i = m.end()
-        if _is_command(word, tex, i):
+    last = 0
+    for m in _TEX_TOKEN.finditer(tex):
+        if m.start() < last:
+            continue  # inside a text-mode argument copied verbatim
+        out.append(tex[last : m.start()])
+        command, word = m.group(1), m.group(2)
+        if word is not None and _is_command(word, tex, m.end()):
             out.append("\\" + word)
-            if word in TEXT_MODE:
-                i = _copy_argument(tex, i, out)
+            command = word
         else:
-            out.append(word)
+            out.append(m.group(0))
+        last = m.end()
+        if command in TEXT_MODE:
+            end = _argument_end(tex, last)
+            out.append(tex[last:end])
+            last = end
+    out.append(tex[last:])
     return "".join(out)
 
 
-def math_spans(text: str) -> Iterator[tuple[int, int, int]]:
+_SPAN_TOKEN = re.compile(r"\\.|\$\$|\$|\n", re.S)
+
+
+def math_spans(text: str, offset: int = 0) -> Iterator[tuple[int, int, int]]:
     """(start, end, delimiter length) of every ``$...$`` / ``$$...$$`` span; ``\\$`` is not a delimiter.
 
     Inline math stays on one line; display math may span lines. An unclosed ``$`` is left as text.
     """
-    i = 0
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
+    open_at, delim = -1, ""
+    for m in _SPAN_TOKEN.finditer(text, offset):
+        token = m.group(0)
+        if token[0] == "\\":
             continue
-        if c != "$":
-            i += 1
-            continue
-        delim = "$$" if text.startswith("$$", i) else "$"
-        j = i + len(delim)
-        while j < n:
-            if text[j] == "\\":
-                j += 2
-                continue
-            if text.startswith(delim, j):
-                break
-            if delim == "$" and text[j] == "\n":
-                j = n
-                break
-            j += 1
-        if j >= n:
-            i += len(delim)
-            continue
-        if j > i + len(delim):
-            yield i, j + len(delim), len(delim)
-        i = j + len(delim)
+        if not delim:
+            if token[0] == "$":
+                open_at, delim = m.start(), token
+        elif token == delim:
+            if m.start() > open_at + len(delim):
+                yield open_at, m.end(), len(delim)
+            delim = ""
+        elif token == "\n" and delim == "$":
+            delim = ""  # inline math never spans lines: the lone $ is text
+    if delim == "$$":  # an unclosed $$ is text: look for spans after it
+        yield from math_spans(text, open_at + 2)
 
 
 def repair_math(text: str) -> str:

@@ -67,13 +67,13 @@ def test_bad_yaml_names_the_line() -> None:
 def test_unknown_heading_names_the_line() -> None:
     err = error_of(card_with("# Summary\n## en\nok\n\n# Conclusions\n## en\nx\n"))
     assert err.line == 9
-    assert "unknown section heading '# Conclusions'" in str(err)
+    assert "unknown" in str(err) and "heading '# Conclusions'" in str(err)
     assert "use ### for headings inside a section" in str(err)
 
 
 def test_unknown_language_heading() -> None:
     err = error_of(card_with("# Summary\n## fr\nbonjour\n"))
-    assert err.line == 6 and "'## fr'" in str(err)
+    assert err.line == 6 and "unknown" in str(err) and "'## fr'" in str(err)
 
 
 def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
