@@ -97,3 +97,13 @@ def test_schema_errors_are_card_file_errors() -> None:
     assert "slug" in str(err) and "kebab-case" in str(err)
     err = error_of(card_with("", front="slug: s\ntitle: {en: T}\nfollow_ups:\n- {id: a, question: {}}"))
     assert "no question text" in str(err)
+
+
+def test_readme_example_loads() -> None:
+    readme = (ROOT / "cards" / "README.md").read_text(encoding="utf-8")
+    example = readme.split("```markdown\n", 1)[1].split("\n```\n", 1)[0]
+    doc = load_card_text(example + "\n", "cards/README.md")
+    assert doc.slug == "zero-sharding"
+    assert doc.claims[0].text.en == "Increases communication volume by $1.5\\times$."
+    assert doc.follow_ups[0].answer.en.endswith("DDP sends $2\\Psi$.")
+    assert list(doc.sections) == ["summary", "derivation"]
