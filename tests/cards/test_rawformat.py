@@ -164,3 +164,21 @@ def test_missing_english_marker(seed_bytes: bytes) -> None:
         parse_raw_bytes(broken.encode(), "bad.txt")
     line = broken.split("\n").index("五、常见面试避坑陷阱 (Common Pitfalls & Traps)") + 1
     assert info.value.line == line
+
+
+def test_bad_header_and_truncated_link(seed_bytes: bytes) -> None:
+    raw = seed_bytes.decode()
+    with pytest.raises(CardFileError, match=r"bad\.txt:2: difficulty 'Expert' is not Easy, Medium or Hard"):
+        parse_raw_bytes(raw.replace("难度等级：Easy", "难度等级：Expert").encode(), "bad.txt")
+    with pytest.raises(CardFileError, match=r"bad\.txt:1: header does not match"):
+        parse_raw_bytes(raw.replace("| 专题分类：", " 专题分类：").encode(), "bad.txt")
+    cut = raw[: raw.index("(Distributed Training: DDP") + 20]
+    with pytest.raises(CardFileError) as info:
+        parse_raw_bytes(cut.encode(), "bad.txt")
+    assert "section 七 (links): link title" in str(info.value) and "not closed" in str(info.value)
+    assert info.value.line == cut.count("\n") + 1
+
+
+def test_no_header_is_not_a_card() -> None:
+    with pytest.raises(CardFileError, match=r"x\.txt:1: not a bank card"):
+        parse_raw_bytes(b"# Some Markdown\n\ntext\n", "x.txt")
