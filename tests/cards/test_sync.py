@@ -148,3 +148,16 @@ def test_renamed_file_updates_source_path(engine: Engine, deck: Path) -> None:
     with Session(engine) as s:
         card = s.exec(select(Card).where(Card.slug == "second-card")).one()
         assert card.source_path == "2-second-card.md"
+
+
+def test_reformatted_file_updates_source_text(engine: Engine, deck: Path) -> None:
+    sync_cards(engine, deck)
+    path = deck / "second-card.md"
+    text = path.read_text(encoding="utf-8").replace("\n# Summary\n", "\n\n\n# Summary\n")
+    path.write_text(text, encoding="utf-8")
+    before = ids(engine)
+    sync_cards(engine, deck)
+    assert ids(engine) == before
+    with Session(engine) as s:
+        card = s.exec(select(Card).where(Card.slug == "second-card")).one()
+        assert card.source_text == text
