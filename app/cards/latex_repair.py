@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 GREEK = (
     "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi "
@@ -86,8 +87,9 @@ def _is_command(word: str, tex: str, end: int) -> bool:
 _TEX_TOKEN = re.compile(r"\\([A-Za-z]+)|\\.|([A-Za-z]+)", re.S)
 
 
+@lru_cache(maxsize=8192)
 def repair_tex(tex: str) -> str:
-    """Repair one formula's TeX (the text between the dollar signs)."""
+    """Repair one formula's TeX (the text between the dollar signs); formulas recur, so results are cached."""
     out: list[str] = []
     last = 0
     for m in _TEX_TOKEN.finditer(tex):
