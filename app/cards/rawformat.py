@@ -280,13 +280,14 @@ def parse_raw_text(text: str, name: str, *, title: LangText | None = None, slug:
     if not text.strip():
         raise CardFileError(name, "empty file: not a bank card", line=1)
     lines = text.split("\n")
-    footer = next((n for n, line in enumerate(lines) if _FOOTER.match(line)), None)
+    last_section = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].lstrip().startswith("七、")), 0)
+    footer = next((n for n in range(last_section, len(lines)) if _FOOTER.match(lines[n])), None)
     if footer is not None:
-        lines = lines[:footer]  # the bank's advertising
-    first = next(line for line in lines if line.strip()) if any(x.strip() for x in lines) else ""
+        lines = lines[:footer]  # the bank's advertising, after section 七
+    first = next((line.strip() for line in lines if line.strip()), "")
     sec = _Sections(lines, name)
-    if not first.strip().startswith("所属模块") and len(sec.missing) > 3:
-        raise CardFileError(name, f"not a bank card: starts with {first.strip()[:40]!r}", line=1,
+    if not first.startswith("所属模块") and len(sec.missing) > 3:
+        raise CardFileError(name, f"not a bank card: starts with {first[:40]!r}", line=1,
                             hint="a bank export starts with '所属模块：' and has sections 一 … 七")
     if sec.missing:
         raise _missing_error(sec)
