@@ -156,7 +156,10 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
         for source in docs:
             doc = source.doc
             card = existing.get(doc.slug)
-            if card is not None and card.content_hash == content_hash(doc) and not card.retired:
+            if (card is not None and card.content_hash == content_hash(doc) and not card.retired
+                    # a renamed or reformatted file is a change too: source_path / source_text follow it
+                    and card.source_path == source.path.relative_to(cards_dir).as_posix()
+                    and card.source_text == source.text):
                 report.unchanged.append(doc.slug)
                 continue
             # formulas that fall back to TeX are reported when a card is added or changed
