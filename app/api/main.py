@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api.routes import health
+from app.api.routes import cards, graph, health
 
 api_router = APIRouter()
 api_router.include_router(health.router)
+api_router.include_router(cards.router)
+api_router.include_router(graph.router)

@@ -25,7 +25,8 @@ class SyncError(Exception):
 
     def __init__(self, errors: list[CardFileError]) -> None:
         self.errors = errors
-        super().__init__(f"{len(errors)} invalid card file(s); database unchanged:\n" + "\n".join(map(str, errors)))
+        super().__init__(f"{len(errors)} invalid card file(s); database unchanged:\n"
+                         + "\n".join(map(str, errors)))
 
 
 @dataclass
@@ -61,7 +62,8 @@ def load_deck(cards_dir: Path) -> list[tuple[Path, CardDoc]]:
             errors.append(exc)
             continue
         if doc.slug in seen:
-            errors.append(CardFileError(str(path), f"slug '{doc.slug}' is already used by {seen[doc.slug].name}",
+            errors.append(CardFileError(str(path),
+                                        f"slug '{doc.slug}' is already used by {seen[doc.slug].name}",
                                         hint="give each card its own slug"))
             continue
         seen[doc.slug] = path
@@ -97,7 +99,7 @@ def _apply(session: Session, card: Card, doc: CardDoc, path: Path, cards_dir: Pa
     session.flush()
     assert card.id is not None
     for table in (CardSection, CardFollowUp, CardLink, CardClaim):
-        session.exec(delete(table).where(col(table.card_id) == card.id))  # type: ignore[attr-defined]
+        session.exec(delete(table).where(col(table.card_id) == card.id))
     for i, (key, text) in enumerate(doc.sections.items()):
         session.add(CardSection(card_id=card.id, key=key, position=i, zh=text.zh, en=text.en))
     for i, fu in enumerate(doc.follow_ups):
@@ -116,6 +118,7 @@ def _math_fallbacks(doc: CardDoc) -> list[str]:
     texts = [(f"{key}/{lang}", getattr(t, lang)) for key, t in doc.sections.items() for lang in ("zh", "en")]
     texts += [(f"follow-up {fu.id}/{lang}", getattr(part, lang)) for fu in doc.follow_ups
               for part in (fu.question, fu.answer) for lang in ("zh", "en")]
+    texts += [(f"claim {c.id}/{lang}", getattr(c.text, lang)) for c in doc.claims for lang in ("zh", "en")]
     for where, text in texts:
         for tex, reason in math_problems(text):
             out.append(f"{doc.slug}: {where}: ${tex}$: {reason}")
