@@ -25,8 +25,7 @@ class SyncError(Exception):
 
     def __init__(self, errors: list[CardFileError]) -> None:
         self.errors = errors
-        super().__init__(f"{len(errors)} invalid card file(s); database unchanged:\n"
-                         + "\n".join(map(str, errors)))
+        super().__init__(f"{len(errors)} invalid card file(s); database unchanged:\n" + "\n".join(map(str, errors)))
 
 
 @dataclass
@@ -62,8 +61,7 @@ def load_deck(cards_dir: Path) -> list[tuple[Path, CardDoc]]:
             errors.append(exc)
             continue
         if doc.slug in seen:
-            errors.append(CardFileError(str(path),
-                                        f"slug '{doc.slug}' is already used by {seen[doc.slug].name}",
+            errors.append(CardFileError(str(path), f"slug '{doc.slug}' is already used by {seen[doc.slug].name}",
                                         hint="give each card its own slug"))
             continue
         seen[doc.slug] = path
