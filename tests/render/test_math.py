@@ -53,7 +53,7 @@ def test_character_references_become_characters_and_are_escaped_once() -> None:
 ])
 def test_text_in_math_is_text_not_markup(tex: str, text: str) -> None:
     root = parse(tex_to_mathml(tex))
-    # latex2mathml keeps spaces in \\text as no-break spaces
+    # latex2mathml keeps spaces in \text as no-break spaces
     assert [(e.text or "").replace("\xa0", " ") for e in root.iter(f"{M}mtext")] == [text]
     assert [e.tag for e in root.iter()] == [f"{M}math", f"{M}mrow", f"{M}mtext"]
 
