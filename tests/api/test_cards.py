@@ -156,7 +156,8 @@ def test_lang_selects_the_rendered_languages(client: TestClient, lang: str, lang
     assert sorted(card["sections"][0]["html"]) == langs
     assert sorted(card["follow_ups"][0]["answer"]["html"]) == langs
     assert sorted(card["claims"][0]["html"]) == langs
-    assert card["sections"][0]["text"] == {"zh": "ZeRO 分片优化器状态、梯度与参数。", "en": "ZeRO shards optimizer states."}
+    assert card["sections"][0]["text"] == {"zh": "ZeRO 分片优化器状态、梯度与参数。",
+                                           "en": "ZeRO shards optimizer states."}
 
 
 def test_lang_defaults_to_both(client: TestClient) -> None:
