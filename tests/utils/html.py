@@ -29,7 +29,7 @@ def unsafe_markup(html: str, *, allow_inline_script: bool = False) -> list[str]:
     parser.close()
     problems = []
     for tag, attrs in parser.tags:
-        if tag in {"iframe", "object", "embed", "style", "base", "form", "meta"} or (
+        if tag in {"iframe", "object", "embed", "style", "base", "frame", "applet"} or (
                 tag == "script" and not allow_inline_script):
             problems.append(f"<{tag}> element")
         for name, value in attrs:
@@ -46,7 +46,8 @@ def unsafe_markup(html: str, *, allow_inline_script: bool = False) -> list[str]:
 
 def assert_safe(html: str, *, allow_inline_script: bool = False) -> None:
     """No script, event handler or script URL in ``html`` (by parsing it, and by plain text search)."""
-    assert unsafe_markup(html, allow_inline_script=allow_inline_script) == []
+    problems = unsafe_markup(html, allow_inline_script=allow_inline_script)
+    assert problems == [], problems
     if not allow_inline_script:
         assert "<script" not in html.lower()
     assert not re.search(r"""<[^>]*\shref\s*=\s*["']?\s*javascript:""", html, re.IGNORECASE)
