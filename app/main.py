@@ -52,8 +52,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     )
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
-    application.state.sync_on_startup = (settings.SYNC_ON_STARTUP if sync_on_startup is None
-                                         else sync_on_startup)
+    application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
     application.include_router(api_router)
     application.include_router(pages_router)
     application.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -54,6 +54,7 @@ def client(database_url: str, cards_dir: Path) -> Iterator[TestClient]:
     app = create_app(database_url=database_url, cards_dir=cards_dir, sync_on_startup=True)
     with TestClient(app) as c:
         yield c
+    app.state.engine.dispose()  # close pooled connections before the database is dropped
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tests.utils.cards import write_cards
-from tests.utils.deck import fixture_deck
+from tests.utils.webdeck import fixture_deck
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from app.cards.sync import card_files
 from tests.utils.cards import write_cards
-from tests.utils.deck import fixture_deck
+from tests.utils.webdeck import fixture_deck
 
 ROOT = Path(__file__).resolve().parents[2]
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"

@@ -157,3 +157,4 @@ def test_card_text_never_becomes_live_markup_on_the_page(database_url: str, card
             assert_safe(r.text, allow_inline_script=True)
             assert len(re.findall(r"<script", r.text, re.I)) == 1  # ours, with the nonce
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in fresh.get("/cards/evil-card").text
+    app.state.engine.dispose()

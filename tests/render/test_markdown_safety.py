@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.render.markdown import render_markdown
 from tests.utils.html import assert_safe, unsafe_markup
@@ -92,3 +94,15 @@ def test_local_and_data_images_stay_images() -> None:
 def test_tables_and_strikethrough_render() -> None:
     html = render_markdown("| a | b |\n|---|---|\n| 1 | ~~2~~ |")
     assert "<table>" in html and "<td><s>2</s></td>" in html
+
+
+PIECES = ["<", ">", '"', "'", "&", "#", ";", "(", ")", "[", "]", "{", "}", "$", "$$", "\\", "`", "!", " ", "\n",
+          "script", "img", "svg", "onerror=", "onload=", "javascript:", "JaVaScRiPt:", "&#106;", "&#x09;", "&colon;",
+          "\\text{", "\\href{", "\\style{", "\\color{", "\\frac{", "](", "<a href=", "x", "1", "data:text/html,"]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_fuzzed_card_text_never_becomes_live_markup(text: str) -> None:
+    assert_safe(render_markdown(text))
