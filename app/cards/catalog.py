@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from sqlalchemy import ColumnElement, func, or_
+from sqlalchemy.orm import load_only
 from sqlmodel import Session, col, select
 
 from app.api.schemas.cards import (
@@ -95,6 +96,11 @@ def _conditions(f: CardFilter) -> list[ColumnElement[bool]]:
 ORDER = (col(Card.module_code), col(Card.module_en), col(Card.topic_code), col(Card.topic_en), col(Card.slug))
 
 
+_NODE_FIELDS = ("id", "slug", "title_zh", "title_en", "module_code", "module_zh", "module_en", "topic_code",
+                "topic_zh", "topic_en")
+_SUMMARY_FIELDS = (*_NODE_FIELDS, "difficulty", "tags", "retired")
+
+
 def find_cards(session: Session, f: CardFilter, *, limit: int | None = 50,
                offset: int = 0) -> tuple[list[Card], int]:
     """Cards matching ``f`` in (module, topic, slug) order, one page of them, and the total count."""
@@ -108,7 +114,8 @@ def find_cards(session: Session, f: CardFilter, *, limit: int | None = 50,
     page = ids[offset:] if limit is None else ids[offset:offset + limit]
     if not page:
         return [], len(ids)
-    by_id = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(page)))}
+    rows_needed = load_only(*(getattr(Card, name) for name in _SUMMARY_FIELDS))  # not the card file or search text
+    by_id = {c.id: c for c in session.exec(select(Card).where(col(Card.id).in_(page)).options(rows_needed))}
     return [by_id[i] for i in page], len(ids)
 
 
@@ -198,14 +205,17 @@ def card_detail(session: Session, card: Card, langs: Sequence[str] = ("zh", "en"
 def link_graph(session: Session) -> GraphPublic:
     """Every live card as a node; links as edges where the target is in the deck, else dangling."""
     slugs, titles = _title_index(session)
-    cards = session.exec(select(Card).where(col(Card.retired).is_(False)).order_by(*ORDER)).all()
+    cards = session.exec(select(Card).where(col(Card.retired).is_(False)).order_by(*ORDER)
+                         .options(load_only(*(getattr(Card, name) for name in _NODE_FIELDS)))).all()
     slug_by_id = {c.id: c.slug for c in cards}
-    nodes = [GraphNode(**summary(c).model_dump(include={"slug", "title", "module", "topic"})) for c in cards]
+    nodes = [GraphNode(slug=c.slug, title=_lt(c.title_zh, c.title_en),
+                       module=LabelPublic(code=c.module_code, zh=c.module_zh, en=c.module_en),
+                       topic=LabelPublic(code=c.topic_code, zh=c.topic_zh, en=c.topic_en)) for c in cards]
     edges: list[GraphEdge] = []
     seen: set[tuple[str, str]] = set()
     dangling: list[DanglingLink] = []
-    links = session.exec(select(CardLink).where(col(CardLink.card_id).in_(list(slug_by_id)))
-                         .order_by(col(CardLink.card_id), col(CardLink.position))).all()
+    links = session.exec(select(CardLink).join(Card, col(Card.id) == col(CardLink.card_id))
+                         .where(col(Card.retired).is_(False))).all()
     for link in sorted(links, key=lambda lk: (slug_by_id[lk.card_id], lk.position)):
         source = slug_by_id[link.card_id]
         target = resolve_link(link, slugs, titles)
