@@ -8,15 +8,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 
-from app.api.main import api_router
+from app.api.main import api_router, install_pages
 from app.core.config import settings
 from app.core.db import get_engine, init_db
-from app.pages.errors import install_error_pages
-from app.pages.routes import router as pages_router
-from app.pages.templating import STATIC_DIR
 
 log = logging.getLogger("proofdeck")
 
@@ -54,9 +50,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
     application.include_router(api_router)
-    application.include_router(pages_router)
-    application.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    install_error_pages(application)
+    install_pages(application)
     return application
 
 
