@@ -145,20 +145,20 @@ def _rendered(zh: str, en: str, langs: Iterable[str]) -> RenderedText:
     return RenderedText(text=_lt(zh, en), html={lang: render_markdown(text[lang]) for lang in langs})
 
 
-def _title_index(session: Session) -> tuple[set[str], dict[str, str]]:
-    """Slugs of live cards, and lower-cased zh/en title → slug."""
-    slugs: set[str] = set()
+def _title_index(session: Session) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """Live cards' slug → (zh, en) title, and lower-cased zh/en title → slug."""
+    slugs: dict[str, tuple[str, str]] = {}
     titles: dict[str, str] = {}
     live = select(Card.slug, Card.title_zh, Card.title_en).where(col(Card.retired).is_(False))
     for slug, zh, en in session.exec(live.order_by(Card.slug)):
-        slugs.add(slug)
+        slugs[slug] = (zh, en)
         for t in (zh, en):
             if t.strip():
                 titles.setdefault(t.strip().lower(), slug)
     return slugs, titles
 
 
-def resolve_link(link: CardLink, slugs: set[str], titles: dict[str, str]) -> str | None:
+def resolve_link(link: CardLink, slugs: dict[str, tuple[str, str]], titles: dict[str, str]) -> str | None:
     """The slug a link points to, if that card is in the deck: by slug, else by its zh or en title."""
     if link.target_slug:
         return link.target_slug if link.target_slug in slugs else None
@@ -188,11 +188,11 @@ def card_detail(session: Session, card: Card, langs: Sequence[str] = ("zh", "en"
                        answer=_rendered(fu.answer_zh, fu.answer_en, langs))
         for fu in _children(session, CardFollowUp, card.id)
     ]
-    links = [
-        LinkPublic(slug=link.target_slug, title=_lt(link.target_title_zh, link.target_title_en),
-                   resolved_slug=resolve_link(link, slugs, titles))
-        for link in _children(session, CardLink, card.id)
-    ]
+    links = []
+    for link in _children(session, CardLink, card.id):
+        target = resolve_link(link, slugs, titles)
+        links.append(LinkPublic(slug=link.target_slug, title=_lt(link.target_title_zh, link.target_title_en),
+                                resolved_slug=target, resolved_title=_lt(*slugs[target]) if target else None))
     claims = [
         ClaimPublic(id=c.key, check=c.check, section=c.section,
                     **_rendered(c.text_zh, c.text_en, langs).model_dump())

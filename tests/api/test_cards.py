@@ -148,6 +148,8 @@ def test_links_resolve_by_slug_or_title(client: TestClient) -> None:
         ("", {"zh": "不存在的卡片", "en": "A card not written yet"}, None),
         ("missing-card", {"zh": "", "en": ""}, None),
     ]
+    assert [lk["resolved_title"] for lk in links] == [
+        {"zh": "环形 All-Reduce", "en": "Ring all-reduce"}, {"zh": "张量并行", "en": "Tensor Parallelism"}, None, None]
 
 
 @pytest.mark.parametrize("lang, langs", [("zh", ["zh"]), ("en", ["en"]), ("both", ["en", "zh"])])

@@ -91,8 +91,10 @@ def test_card_page_hides_answers_in_details(client: TestClient) -> None:
 
 def test_card_page_links_resolved_and_unresolved(client: TestClient) -> None:
     html = client.get("/cards/zero-optimizer").text
-    assert '<a href="/cards/ring-allreduce">ring-allreduce</a>' in html
-    assert '<a href="/cards/tensor-parallel"><span class="lang-en" lang="en">Tensor Parallelism</span></a>' in html
+    assert ('<a href="/cards/ring-allreduce"><span class="lang-zh" lang="zh">环形 All-Reduce</span>'
+            '<span class="lang-sep" aria-hidden="true"> · </span>'
+            '<span class="lang-en" lang="en">Ring all-reduce</span></a>') in html
+    assert '<a href="/cards/tensor-parallel"><span class="lang-zh" lang="zh">张量并行</span>' in html
     assert '<span class="unresolved"><span class="lang-zh" lang="zh">不存在的卡片</span>' in html
     assert 'href="/cards/missing-card"' not in html
 

@@ -61,11 +61,13 @@ class FollowUpPublic(BaseModel):
     answer: RenderedText
 
 
-# card → card; ``resolved_slug`` is set when the target is in the deck (by slug or by title).
+# card → card; ``resolved_slug`` (and that card's title) is set when the target is in the deck, found
+# by slug or by its zh or en title.
 class LinkPublic(BaseModel):
     slug: str = ""
     title: LangTextPublic
     resolved_slug: str | None = None
+    resolved_title: LangTextPublic | None = None
 
 
 # A quantitative statement and the verify check that judges it.
