@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from app.cards.cardfile import load_card_file
 from app.cards.sync import card_files
 from tests.utils.cards import write_cards
 from tests.utils.webdeck import fixture_deck
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.browser
 
 def bundled_slugs() -> list[str]:
     folder = ROOT / "cards"
-    return [p.stem for p in card_files(folder)] if folder.is_dir() else []
+    return [load_card_file(p).slug for p in card_files(folder)] if folder.is_dir() else []
 
 
 @pytest.fixture
