@@ -65,7 +65,7 @@ def test_huge_field_and_deep_nesting() -> None:
 
 
 def test_invalid_utf8_named_with_line(tmp_path: Path) -> None:
-    bad = SEED.replace("ZeRO-2".encode(), b"ZeRO-\xff", 1)
+    bad = SEED.replace(b"ZeRO-2", b"ZeRO-\xff", 1)
     try:
         parse_raw_bytes(bad, NAME)
     except CardFileError as exc:
