@@ -167,3 +167,22 @@ def gloo_wire_bytes(*, stage: Stage, psi: float, n: int, psi_pad: float | None =
 def comm_time_seconds(*, volume_bytes: float, bandwidth_bits_per_s: float) -> float:
     """Seconds to send ``volume_bytes`` at a link rate (bandwidth term only, no latency or overlap)."""
     return volume_bytes * 8 / bandwidth_bits_per_s
+
+
+# ---------------------------------------------------------------- transient memory (ZeRO-3)
+
+def activation_bytes(*, batch: int, dims: list[int], bytes_per_element: int = 2) -> float:
+    """Saved layer inputs and outputs of an MLP with widths ``dims``, and as much again for their gradients."""
+    return 2 * sum(batch * (dims[i] + dims[i + 1]) * bytes_per_element for i in range(len(dims) - 1))
+
+
+def zero3_transient_bound_bytes(*, max_layer_numel_pad: int, n: int, activation_bytes: float,
+                                bytes_per_element: int = 2, backend_temporaries: int = 2) -> float:
+    """Bytes above the persistent 16Ψ_pad/N that ZeRO-3 may hold during forward/backward.
+
+    One layer at a time: its unsharded parameter (forward) or its unsharded gradient (backward, the
+    parameter is freed first), its 1/N gradient shard, plus ``backend_temporaries`` full-layer buffers of
+    the backend. Gloo: 2 (its reduce-scatter clones the whole input for an all-reduce, and its worker
+    thread may release the previous layer's clone only after the next one exists). Never the whole model.
+    """
+    return activation_bytes + bytes_per_element * max_layer_numel_pad * (1 + backend_temporaries + 1 / n)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-D_IN, D_OUT, HIDDEN_LAYERS = 32, 10, 3
+D_IN, D_OUT, HIDDEN_LAYERS = 32, 10, 8
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class LayerSpec:
 
 
 def layer_dims(params: int) -> list[int]:
-    """Widths [32, h, h, h, h, 10] with ~``params`` parameters; h ≡ 1 (mod 4) so buffers need padding.
+    """Widths [32, h × 9, 10] (8 hidden h×h layers) with ~``params`` parameters; h ≡ 1 (mod 4) so buffers need padding.
 
     Layer 0 has 33·h elements (odd), the hidden layers h(h+1) (2 mod 4): Ψ is not a multiple of 2 or 4.
     """

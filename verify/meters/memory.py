@@ -36,21 +36,20 @@ def storage_bytes(tensors: Iterable[torch.Tensor | None], seen: set[int] | None 
 
 
 def cpu_peak_bytes(fn: Callable[[], object]) -> int:
-    """Largest increase of allocated CPU bytes above the start while ``fn`` runs (profiler events)."""
-    from torch._C._profiler import _EventType
+    """Largest increase of allocated CPU bytes above the start while ``fn`` runs (profiler events).
+
+    Every allocation and free is a "[memory]" event with a timestamp and a signed size in the
+    profiler's flat event list (the event tree drops frees that happen outside an operator).
+    """
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
-    allocs: list[tuple[int, int]] = []
-    stack = list(prof.profiler.kineto_results.experimental_event_tree())  # type: ignore[union-attr]
-    while stack:
-        node = stack.pop()
-        if node.tag == _EventType.Allocation:
-            allocs.append((node.start_time_ns, node.extra_fields.alloc_size))
-        stack.extend(node.children)
+    events = sorted((e.start_ns(), e.nbytes())
+                    for e in prof.profiler.kineto_results.events()  # type: ignore[union-attr]
+                    if e.name() == "[memory]")
     running = peak = 0
-    for _, size in sorted(allocs):
+    for _, size in events:
         running += size
         peak = max(peak, running)
     return peak

@@ -74,6 +74,16 @@ class RefStage:
 
     # ------------------------------------------------------------ interface
     def train_step(self) -> None:
+        self.forward_backward()
+        self.optimizer_step()
+        self.step_index += 1
+
+    def forward_backward(self) -> None:
+        """Forward, backward and the gradient collectives that run inside backward."""
+        raise NotImplementedError
+
+    def optimizer_step(self) -> None:
+        """The step phase: remaining gradient collectives, Adam, parameter all-gather."""
         raise NotImplementedError
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
@@ -81,3 +91,21 @@ class RefStage:
 
     def full_master(self) -> list[torch.Tensor]:
         raise NotImplementedError
+
+
+def wait_until_released(t: torch.Tensor, timeout_s: float = 1.0) -> None:
+    """Spin until the backend has dropped its references to ``t`` (Gloo only).
+
+    Gloo's worker thread keeps a finished collective (its tensors and its full-size temporary) alive a
+    moment after ``wait()`` returns, until the thread next runs. On an oversubscribed CPU that is several
+    layers later, which would make "freed right after" untrue and the peak depend on scheduling. A fresh
+    tensor held once by us shows a storage use count of 2 (ours + the probe's storage object).
+    """
+    if dist.get_backend() != "gloo":
+        return
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    cdata = t.untyped_storage()._cdata
+    while torch._C._storage_Use_Count(cdata) > 2 and time.monotonic() < deadline:
+        time.sleep(0)

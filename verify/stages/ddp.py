@@ -35,7 +35,7 @@ class DDPStage(RefStage):
         assert p.grad is not None
         dist.all_reduce(p.grad)  # sum over ranks; Adam sees grad / N
 
-    def train_step(self) -> None:
+    def forward_backward(self) -> None:
         x, y = self.batch()
         with phase("forward"):
             h = x
@@ -44,13 +44,14 @@ class DDPStage(RefStage):
             loss = self.loss(h, y)
         with phase("backward"):
             loss.backward()
+
+    def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():
             for p, opt in zip(self.params, self.opts, strict=True):
                 assert p.grad is not None
                 opt.step(p.grad.float().div_(self.world))
                 p.copy_(opt.master)
                 p.grad.zero_()  # keep the buffer: gradients are persistent in DDP
-        self.step_index += 1
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
         grads = [p.grad for p in self.params if p.grad is not None]

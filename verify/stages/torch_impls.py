@@ -64,6 +64,11 @@ class TorchImpl:
             self.optim = torch.optim.Adam(model.parameters(), lr=lr)
 
     def train_step(self) -> None:
+        self.forward_backward()
+        self.optimizer_step()
+        self.step_index += 1
+
+    def forward_backward(self) -> None:
         x, y = local_batch(self.step_index, self.cfg.dims, self.cfg.batch_per_rank, self.rank, self.world)
         x, y = x.to(self.cfg.device), y.to(self.cfg.device)
         device_type = torch.device(self.cfg.device).type
@@ -71,10 +76,11 @@ class TorchImpl:
             loss = mse(self.module(x), y)
         with phase("backward"):
             loss.backward()
+
+    def optimizer_step(self) -> None:
         with phase("step"):
             self.optim.step()
             self.optim.zero_grad(set_to_none=False)  # keep gradient buffers: they are persistent
-        self.step_index += 1
 
     def _local_optim(self) -> torch.optim.Optimizer:
         return getattr(self.optim, "optim", self.optim)  # ZeroRedundancyOptimizer wraps a local Adam

@@ -40,8 +40,7 @@ class Zero1Stage(RefStage):
         with phase("backward"):
             loss.backward()
 
-    def train_step(self) -> None:
-        self.forward_backward()
+    def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():
             for i, (p, opt) in enumerate(zip(self.params, self.opts, strict=True)):
                 grad = p.grad  # unsharded, padded
@@ -51,7 +50,6 @@ class Zero1Stage(RefStage):
                 opt.step(grad_shard.float().div_(self.world))
                 dist.all_gather_single(p.detach(), opt.master.to(self.cfg.dtype))
                 grad.zero_()
-        self.step_index += 1
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
         return {"params": list(self.params), "grads": [p.grad for p in self.params if p.grad is not None],

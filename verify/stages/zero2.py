@@ -36,7 +36,7 @@ class Zero2Stage(RefStage):
         dist.reduce_scatter_single(self.grad_shards[layer], p.grad)
         p.grad = None  # free the unsharded gradient right away
 
-    def train_step(self) -> None:
+    def forward_backward(self) -> None:
         x, y = self.batch()
         with phase("forward"):
             h = x
@@ -45,12 +45,13 @@ class Zero2Stage(RefStage):
             loss = self.loss(h, y)
         with phase("backward"):
             loss.backward()
+
+    def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():
             for p, opt, g in zip(self.params, self.opts, self.grad_shards, strict=True):
                 opt.step(g.float().div_(self.world))
                 dist.all_gather_single(p.detach(), opt.master.to(self.cfg.dtype))
                 g.zero_()
-        self.step_index += 1
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
         return {"params": list(self.params), "grads": list(self.grad_shards),

@@ -19,12 +19,13 @@ import torch.distributed as dist
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
 from verify.model import LayerSpec, linear_backward, linear_forward
-from verify.stages.base import RefStage, StageConfig
+from verify.stages.base import RefStage, StageConfig, wait_until_released
 
 
 def all_gather_layer(shard: torch.Tensor, world: int) -> torch.Tensor:
     full = torch.empty(shard.numel() * world, dtype=shard.dtype, device=shard.device)  # unsharded, padded
     dist.all_gather_single(full, shard.detach())
+    wait_until_released(full)
     return full
 
 
@@ -51,6 +52,7 @@ class GatheredLinear(torch.autograd.Function):
             del full
             grad_shard = torch.empty_like(shard)
             dist.reduce_scatter_single(grad_shard, gfull)  # sum over ranks of this rank's slice
+            wait_until_released(gfull)
             del gfull
         return grad_shard, gx, None, None
 
@@ -65,20 +67,21 @@ class Zero3Stage(RefStage):
         # sharded parameters: the only copy of the weights a rank keeps between steps
         self.params = [o.master.to(cfg.dtype, copy=True).requires_grad_() for o in self.opts]
 
-    def train_step(self) -> None:
+    def forward_backward(self) -> None:
         x, y = self.batch()
         h = x
         for p, s in zip(self.params, self.specs, strict=True):
             h = GatheredLinear.apply(p, h, s, self.world)
         loss = self.loss(h, y)
         loss.backward()  # gradient shards accumulate into p.grad
+
+    def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():
             for p, opt in zip(self.params, self.opts, strict=True):
                 assert p.grad is not None
                 opt.step(p.grad.float().div_(self.world))
                 p.copy_(opt.master)
                 p.grad.zero_()
-        self.step_index += 1
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
         return {"params": list(self.params), "grads": [p.grad for p in self.params if p.grad is not None],
