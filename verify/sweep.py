@@ -70,10 +70,10 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     persistent = sum(mem.values())
     # Peak over forward + backward (where ZeRO-3 gathers). Gloo's worker thread frees a collective's
     # temporaries whenever it next runs, so the peak varies with scheduling: sample it, keep min and max.
-    meter = peak_meter_for(torch.device(opts.device).type)
+    peak_meter = peak_meter_for(torch.device(opts.device).type)
     peaks = []
     for _ in range(opts.peak_samples if st.name == "zero3" else 1):
-        peaks.append(meter(st.forward_backward))
+        peaks.append(peak_meter(st.forward_backward))
         st.optimizer_step()
         st.step_index += 1
     steps_done = WARMUP_STEPS + opts.timed_steps + 1 + len(peaks)
