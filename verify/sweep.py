@@ -35,7 +35,7 @@ class SweepOptions:
     timed_steps: int = 2
     variants: tuple[str, ...] = (*REFERENCE_STAGES, *TORCH_IMPLS)
     device: str = "cpu"
-    peak_samples: int = 4  # profiled forward/backward passes for ZeRO-3's peak
+    peak_samples: int = 8  # profiled forward/backward passes for ZeRO-3 (its peak varies with scheduling)
     keep_master: bool = False  # return rank 0's gathered fp32 master weights of the reference stages
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -201,7 +201,7 @@ def zero3_memory_16psi_over_n(ev: Evidence) -> Verdict:
 @check("example_256gb_for_16b")
 def example_256gb_for_16b(ev: Evidence) -> Verdict:
     per_param = _per_param(ev, "ddp", ev.world_sizes[0])
-    got = per_param * 16 * 10**9
+    got = float(per_param * 16 * 10**9)
     pred = ledger.model_state_bytes(stage="ddp", psi=16e9, n=1)
     ok = got == pred == 256e9
     return Verdict("confirmed" if ok else "refuted", "256 GB", f"{fmt(got / 1e9)} GB",

@@ -52,7 +52,7 @@ class GatheredLinear(torch.autograd.Function):
             del full
             grad_shard = torch.empty_like(shard)
             dist.reduce_scatter_single(grad_shard, gfull)  # sum over ranks of this rank's slice
-            wait_until_released(gfull)
+            wait_until_released(grad_shard)  # the work holds its output and its clone of gfull
             del gfull
         return grad_shard, gx, None, None
 
