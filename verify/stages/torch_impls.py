@@ -16,8 +16,16 @@ ZeroRedundancyOptimizer keeps DDP's all-reduce then broadcasts each parameter fr
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.distributed as dist
+
+with warnings.catch_warnings():
+    # torch.distributed.optim's functional optimizers still use torch.jit.script / torch.jit.interface,
+    # deprecated in torch 2.13; the warning is about PyTorch's code, not ours.
+    warnings.filterwarnings("ignore", message=r".*torch\.jit\.\w+.* is deprecated", category=DeprecationWarning)
+    from torch.distributed.optim import ZeroRedundancyOptimizer
 
 from verify.meters.comm import phase
 from verify.model import MLP, local_batch, mse
@@ -36,7 +44,6 @@ class TorchImpl:
 
     def __init__(self, impl: str, cfg: StageConfig) -> None:
         from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-        from torch.distributed.optim import ZeroRedundancyOptimizer
         from torch.nn.parallel import DistributedDataParallel
 
         self.impl, self.name, self.cfg = impl, TORCH_IMPLS[impl], cfg
