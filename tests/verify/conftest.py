@@ -21,3 +21,8 @@ def report() -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def ref_runs(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in report["runs"] if r["impl"] == "reference"]
+
+
+@pytest.fixture(scope="session")
+def cards_dir() -> Path:
+    return CARDS

@@ -49,7 +49,11 @@ class Evidence:
 
     @property
     def world_sizes(self) -> list[int]:
-        return sorted({r["world_size"] for r in self.runs})
+        """World sizes with runs; raises when there are none (an empty ``all()`` must not confirm)."""
+        sizes = sorted({r["world_size"] for r in self.runs})
+        if not sizes:
+            raise MissingEvidence("no runs: nothing was measured")
+        return sizes
 
     def run(self, stage: str, n: int, impl: str = "reference") -> dict[str, Any]:
         for r in self.runs:
