@@ -80,7 +80,8 @@ def test_missing_and_failing_checks_are_never_confirmed() -> None:
 
 
 def test_parse_claims_rejects_malformed_cards() -> None:
-    good = "---\nslug: s\nclaims:\n  - id: a-b\n    text: {zh: '', en: x}\n    check: c\n    section: summary\n---\n"
+    good = ("---\nslug: s\nclaims:\n  - id: a-b\n    text: {zh: '', en: x}\n    check: c\n"
+            "    section: summary\n---\n")
     assert parse_claims(good)[0].claim_id == "a-b"
     with pytest.raises(CardFormatError, match="must start with '---' at byte 0"):
         parse_claims("\n" + good)

@@ -11,7 +11,8 @@ import pytest
 from verify import cli
 
 RUN_KEYS = {"impl", "stage", "world_size", "psi", "psi_padded", "bytes_per_element", "predicted", "measured"}
-MEASURED_KEYS = {"param_bytes", "grad_bytes", "optim_bytes", "peak_bytes", "comm_payload_bytes", "wire_bytes_sent"}
+MEASURED_KEYS = {"param_bytes", "grad_bytes", "optim_bytes", "peak_bytes", "comm_payload_bytes",
+                 "wire_bytes_sent"}
 CLAIM_KEYS = {"card", "claim_id", "text_zh", "text_en", "verdict", "predicted", "measured", "condition",
               "reason_zh", "reason_en", "check", "judged"}
 
@@ -22,8 +23,8 @@ def test_report_shape(report: dict[str, Any]) -> None:
     assert env["backend"] == "gloo" and env["device"] == "cpu" and env["world_sizes"] == [2, 4]
     assert {(r["impl"], r["stage"]) for r in report["runs"]} >= {("reference", s) for s in
                                                                  ("ddp", "zero1", "zero2", "zero3")}
-    assert {r["impl"] for r in report["runs"]} >= {"torch-ddp", "torch-zero-redundancy", "torch-fsdp2-reshard",
-                                                   "torch-fsdp2-no-reshard"}
+    impls = {r["impl"] for r in report["runs"]}
+    assert impls >= {"torch-ddp", "torch-zero-redundancy", "torch-fsdp2-reshard", "torch-fsdp2-no-reshard"}
     for r in report["runs"]:
         assert RUN_KEYS <= r.keys() and MEASURED_KEYS <= r["measured"].keys()
     for c in report["claims"]:

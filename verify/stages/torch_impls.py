@@ -24,7 +24,8 @@ import torch.distributed as dist
 with warnings.catch_warnings():
     # torch.distributed.optim's functional optimizers still use torch.jit.script / torch.jit.interface,
     # deprecated in torch 2.13; the warning is about PyTorch's code, not ours.
-    warnings.filterwarnings("ignore", message=r".*torch\.jit\.\w+.* is deprecated", category=DeprecationWarning)
+    warnings.filterwarnings("ignore", message=r".*torch\.jit\.\w+.* is deprecated",
+                            category=DeprecationWarning)
     from torch.distributed.optim import ZeroRedundancyOptimizer
 
 from verify.meters.comm import phase
@@ -93,11 +94,11 @@ class TorchImpl:
         return getattr(self.optim, "optim", self.optim)  # ZeroRedundancyOptimizer wraps a local Adam
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
-        params = list(self.module.parameters())
+        params: list[torch.Tensor] = list(self.module.parameters())
         optim = [t for st in self._local_optim().state.values() for t in st.values()
                  if isinstance(t, torch.Tensor)]
         return {"params": params, "grads": [p.grad for p in params if p.grad is not None], "optim": optim}
 
     def param_numel_local(self) -> int:
-        """Elements of parameters this rank owns the optimizer state for (uneven for ZeroRedundancyOptimizer)."""
+        """Elements this rank keeps optimizer state for (uneven for ZeroRedundancyOptimizer)."""
         return sum(p.numel() for g in self._local_optim().param_groups for p in g["params"])
