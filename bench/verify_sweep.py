@@ -40,7 +40,8 @@ def main() -> None:
     for n in sizes:
         for stage, impl in PAIRS.items():
             ours, theirs = step[("reference", stage, n)], step[(impl, stage, n)]
-            print(f"{n:>2} {stage:<6} {ours * 1e3:>13.1f} {theirs * 1e3:>11.1f} {ours / theirs:>6.2f}  {impl}")
+            print(f"{n:>2} {stage:<6} {ours * 1e3:>13.1f} {theirs * 1e3:>11.1f} {ours / theirs:>6.2f}"
+                  f"  {impl}")
 
 
 if __name__ == "__main__":

@@ -45,3 +45,20 @@ def test_main_writes_json_and_flags_checks_without_evidence(tmp_path: Path, card
     assert verdicts["fsdp-equivalent-to-zero3"] == "error"  # needs PyTorch's runs: reported, not guessed
     assert verdicts["zero3-comm-1-5x"] == "confirmed"
     assert rc == 1  # errors make the exit code non-zero
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_same_entry_point_under_torchrun(tmp_path: Path, cards_dir: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "tr.json"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "VERIFY_QUIET": "1"}
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
+           "-m", "verify", "--no-torch", "--params", "20000", "--json", str(out), "--cards", str(cards_dir)]
+    subprocess.run(cmd, env=env, capture_output=True, timeout=150, check=False)  # rc 1: torch checks error
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["environment"]["torchrun"] is True and data["environment"]["world_sizes"] == [2]
+    assert {c["claim_id"]: c["verdict"] for c in data["claims"]}["zero3-comm-1-5x"] == "confirmed"
