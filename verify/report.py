@@ -104,7 +104,20 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
     else:
         run["predicted_basis"] = "paper (bf16 parameters and gradients, K = 12, no padding)"
         run["note"] = TORCH_NOTES.get(impl, "")
+        run["measured_over_paper"] = _over_paper(run)
     return run
+
+
+def _over_paper(run: dict[str, Any]) -> dict[str, float]:
+    """Measured / paper ratios for a PyTorch run: where it departs from the formulas, and by how much."""
+    me, pr = run["measured"], run["predicted"]
+    out = {k: round(me[k] / pr[k], 3) for k in ("param_bytes", "grad_bytes", "optim_bytes") if pr[k]}
+    out["model_state_bytes"] = round(me["persistent_bytes"] / pr["model_state_bytes"], 3)
+    paid = sum(me["comm_payload_bytes"].values())
+    out["comm_payload_bytes"] = round(paid / sum(pr["comm_payload_bytes"].values()), 3)
+    if me["wire_bytes_sent"] is not None:
+        out["wire_bytes_sent_vs_ring"] = round(me["wire_bytes_sent"] / pr["ring_volume_bytes"], 3)
+    return out
 
 
 def build_runs(per_world: dict[int, list[list[dict[str, Any]]]], dims: list[int],

@@ -46,6 +46,7 @@ SEED_VERDICTS = {
     "zh-interview-14psi": "refuted",
     "zero12-no-additional-traffic": "confirmed",
     "zero3-50pct-more-communication": "confirmed",
+    "zero3-without-tp-needs-fast-interconnect": "unverifiable",
     "zh-pitfall-zero-not-free": "confirmed",
     "zh-pitfall-optimizer-dominant": "confirmed",
     "zero3-10gbps-90pct-comm-bound": "unverifiable",

@@ -88,3 +88,11 @@ def test_hung_rank_is_killed_after_timeout() -> None:
         launch(_hang, 2, timeout_s=3)
     assert time.monotonic() - t < 10
     assert mp.active_children() == []
+
+
+def test_sweep_device_per_backend() -> None:
+    dims = [32, 9, 10]
+    assert cli.sweep_options("gloo", dims, variants=("ddp",)).device == "cpu"
+    assert cli.sweep_options("nccl", dims, variants=("ddp",)).device == "cuda"  # launcher set_device(rank)
+    assert cli.sweep_options("nccl", dims, variants=("ddp",), local_rank=3).device == "cuda:3"  # torchrun
+    assert cli.sweep_options("gloo", dims, variants=("ddp",), local_rank=3).device == "cpu"
