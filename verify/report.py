@@ -41,6 +41,16 @@ TORCH_NOTES = {
 }
 
 
+TRANSIENTS = {  # what the forward/backward peak holds above the persistent bytes, and why
+    "ddp": "activations + one layer's fresh gradient (autograd adds it into .grad) + Gloo's all-reduce buffers",
+    "zero1": "activations + one layer's fresh gradient; the reduce-scatter and all-gather run in the step",
+    "zero2": "activations + one layer's unsharded gradient until its reduce-scatter + Gloo's full-size clone of "
+             "it (the worker thread may free earlier layers' clones late)",
+    "zero3": "activations + one layer's unsharded parameter (forward) or unsharded gradient + gradient shard "
+             "(backward) + Gloo's full-size temporaries; bound: zero3_transient_bound_bytes",
+}
+
+
 def psi_padded(impl: str, stage: str, dims: list[int], n: int) -> int:
     specs = layer_specs(dims)
     if impl == "reference":
@@ -101,6 +111,7 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
         run["predicted"]["zero3_transient_bound_bytes"] = ledger.zero3_transient_bound_bytes(
             max_layer_numel_pad=max_layer, n=n, activation_bytes=act)
         run["predicted"]["unsharded_model_bytes"] = 2 * pad
+        run["transient"] = TRANSIENTS[stage]
     else:
         run["predicted_basis"] = "paper (bf16 parameters and gradients, K = 12, no padding)"
         run["note"] = TORCH_NOTES.get(impl, "")
