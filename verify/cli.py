@@ -137,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     """
     a = parse_args(argv)
     sizes = tuple(int(s) for s in a.world_sizes.split(",") if s.strip())
+    if not sizes or min(sizes) < 2:
+        print(f"error: --world-sizes needs values >= 2 (communication volumes vanish at N = 1), got {sizes}",
+              file=sys.stderr)
+        return 2
     if a.backend == "nccl" and not torch.cuda.is_available():
         print("error: --backend nccl needs CUDA; this machine has none", file=sys.stderr)
         return 2

@@ -111,3 +111,8 @@ def test_cli_reports_a_crashed_rank(monkeypatch: pytest.MonkeyPatch,
     err = capsys.readouterr().err
     assert "error: rank" in err and "of 2 failed" in err and "rank blew up mid-sweep" in err
     assert mp.active_children() == []
+
+
+def test_world_size_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--world-sizes", "1,2"]) == 2
+    assert "needs values >= 2" in capsys.readouterr().err
