@@ -1,0 +1,27 @@
+"""Registry of checks (id → function) and the claim evaluator.
+
+    python -m verify
+
+Importing this package registers every check in ``memory``, ``comm`` and ``torch_xcheck``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verify.checks import comm, memory, torch_xcheck  # noqa: F401  (register checks)
+from verify.checks.registry import CHECKS, VERDICTS, Evidence, Verdict, run_check
+from verify.claims import Claim
+
+
+def judge(claims: list[Claim], ev: Evidence) -> list[dict[str, Any]]:
+    """One JSON-ready verdict per claim (missing or failing checks reported as such)."""
+    out = []
+    for c in claims:
+        v = run_check(c.check, ev)
+        out.append({"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.check,
+                    "text_zh": c.text_zh, "text_en": c.text_en, **v.to_dict()})
+    return out
+
+
+__all__ = ["CHECKS", "VERDICTS", "Evidence", "Verdict", "judge", "run_check"]

@@ -1,0 +1,107 @@
+"""Checks: functions from the sweep's evidence to one verdict; registered by id.
+
+    python -m verify          # judges every claim of every card with the check it names
+
+A check never bends a formula to the text: it computes the claim's number from measured bytes (or from
+the ledger where the claim is pure arithmetic) and says under which condition the claim holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "error", "missing-check")
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    predicted: Any
+    measured: Any
+    reason_en: str
+    reason_zh: str
+    condition: str = ""
+    judged: str = "algorithmic"  # "algorithmic" (payloads → ideal ring), "wire" (socket bytes), "memory", "arithmetic"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"unknown verdict {self.verdict!r}; expected one of {VERDICTS}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class MissingEvidence(LookupError):
+    """The sweep did not produce the run a check needs (e.g. PyTorch runs were skipped)."""
+
+
+RING = {"all_reduce": 2, "reduce_scatter": 1, "all_gather": 1, "broadcast": 1}
+
+
+@dataclass
+class Evidence:
+    runs: list[dict[str, Any]]
+    backend: str = "gloo"
+
+    @property
+    def world_sizes(self) -> list[int]:
+        return sorted({r["world_size"] for r in self.runs})
+
+    def run(self, stage: str, n: int, impl: str = "reference") -> dict[str, Any]:
+        for r in self.runs:
+            if r["impl"] == impl and r["stage"] == stage and r["world_size"] == n:
+                return r
+        raise MissingEvidence(f"no run impl={impl!r} stage={stage!r} world_size={n}")
+
+    def m(self, stage: str, n: int, key: str, impl: str = "reference") -> Any:
+        return self.run(stage, n, impl)["measured"][key]
+
+    def total(self, stage: str, n: int, impl: str = "reference") -> int:
+        me = self.run(stage, n, impl)["measured"]
+        return int(me["param_bytes"] + me["grad_bytes"] + me["optim_bytes"])
+
+    def ring_per_element(self, stage: str, n: int, impl: str = "reference", elem_bytes: int = 2) -> Fraction:
+        """Ideal-ring volume per rank from the *measured* payloads, in units of the run's Ψ_pad elements."""
+        run = self.run(stage, n, impl)
+        sent = sum(Fraction(RING.get(k, 1) * (n - 1), n) * b for k, b in run["measured"]["comm_payload_bytes"].items())
+        return sent / (elem_bytes * run["psi_padded"])
+
+    def wire_per_element(self, stage: str, n: int, impl: str = "reference", elem_bytes: int = 2) -> float | None:
+        run = self.run(stage, n, impl)
+        w = run["measured"]["wire_bytes_sent"]
+        return None if w is None else w / (elem_bytes * run["psi_padded"])
+
+
+CheckFn = Callable[[Evidence], Verdict]
+CHECKS: dict[str, CheckFn] = {}
+
+
+def check(check_id: str) -> Callable[[CheckFn], CheckFn]:
+    def register(fn: CheckFn) -> CheckFn:
+        if check_id in CHECKS:
+            raise ValueError(f"check {check_id!r} registered twice")
+        CHECKS[check_id] = fn
+        return fn
+    return register
+
+
+def run_check(check_id: str, ev: Evidence) -> Verdict:
+    """The check's verdict, or ``missing-check`` / ``error`` verdicts: never a silent confirmation."""
+    fn = CHECKS.get(check_id)
+    if fn is None:
+        return Verdict("missing-check", None, None, f"no check named {check_id!r} is registered",
+                       f"未注册名为 {check_id!r} 的检查", judged="none")
+    try:
+        return fn(ev)
+    except Exception as e:  # any failure of a check is reported as its verdict
+        return Verdict("error", None, None, f"check {check_id!r} failed: {type(e).__name__}: {e}",
+                       f"检查 {check_id!r} 出错：{type(e).__name__}: {e}", judged="none")
+
+
+def fmt(x: Fraction | float) -> str:
+    """2.0 → "2", 1.5 → "1.5", 1.6 → "1.6"."""
+    return f"{float(x):.3g}"

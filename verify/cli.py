@@ -1,0 +1,137 @@
+"""Command line: run the sweep, judge every card's claims, print verdicts, write JSON.
+
+    python -m verify [--backend gloo|nccl] [--world-sizes 2,4] [--params N] [--json FILE] [--cards DIR]
+    torchrun --nnodes 2 --nproc_per_node 8 --rdzv-endpoint HOST:PORT -m verify --backend nccl
+
+The app calls ``verify.cli.main(argv)`` (returns an exit code) or ``verify.cli.run_verify(...)`` (returns
+the report dict). Default: CPU, Gloo, N ∈ {2, 4}, ~1M parameters, every reference stage and PyTorch's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from verify.checks import Evidence, judge
+from verify.claims import read_cards
+from verify.launch import device_for, launch, run_under_torchrun, torchrun_env
+from verify.meters.comm import warm_up
+from verify.model import layer_dims
+from verify.report import build_runs, write_json
+from verify.stages import REFERENCE_STAGES
+from verify.stages.torch_impls import TORCH_IMPLS
+from verify.sweep import SweepOptions, sweep_rank
+
+DEFAULT_CARDS = Path(__file__).resolve().parent.parent / "cards"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m verify", description=__doc__.split("\n")[0])
+    p.add_argument("--backend", choices=("gloo", "nccl"), default="gloo")
+    p.add_argument("--world-sizes", default="2,4", help="comma-separated N values (ignored under torchrun)")
+    p.add_argument("--params", type=int, default=1_000_000, help="approximate parameter count Ψ")
+    p.add_argument("--json", dest="json_path", default=None, help="write the report here")
+    p.add_argument("--cards", default=str(DEFAULT_CARDS), help="folder of card files (*.md)")
+    p.add_argument("--no-torch", action="store_true", help="skip PyTorch's DDP/ZeRO/FSDP2 cross-check")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds before a hung launch is killed")
+    p.add_argument("--batch-per-rank", type=int, default=8)
+    return p.parse_args(argv)
+
+
+def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), params: int = 1_000_000,
+               cards: str | Path = DEFAULT_CARDS, with_torch: bool = True, timeout_s: float = 300.0,
+               batch_per_rank: int = 8, progress: bool = False) -> dict[str, Any]:
+    """Sweep, judge and return the report (the JSON shape of ``--json``)."""
+    dims = layer_dims(params)
+    variants = (*REFERENCE_STAGES, *(TORCH_IMPLS if with_torch else ()))
+    opts = SweepOptions(dims=dims, batch_per_rank=batch_per_rank, variants=variants)
+    env = torchrun_env()
+    per_world: dict[int, list[list[dict[str, Any]]]] = {}
+    t0 = time.perf_counter()
+    if env is not None:
+        opts = SweepOptions(dims=dims, batch_per_rank=batch_per_rank, variants=variants,
+                            device=device_for(backend, env.local_rank))
+        gathered = run_under_torchrun(sweep_rank, env, args=(opts,), backend=backend, timeout_s=timeout_s)
+        if gathered is None:  # not rank 0
+            return {}
+        per_world[env.world_size] = gathered
+        world_sizes = (env.world_size,)
+    else:
+        warm_up()
+        per_world = _launch_all(world_sizes, backend, opts, timeout_s, progress)
+    runs = build_runs(per_world, dims, batch_per_rank)
+    claims = judge(read_cards(cards), Evidence(runs, backend))
+    return {
+        "environment": {"torch": torch.__version__, "backend": backend, "device": "cuda" if backend == "nccl"
+                        else "cpu", "world_sizes": list(world_sizes), "psi": runs[0]["psi"] if runs else None,
+                        "sweep_wall_s": round(time.perf_counter() - t0, 3), "torchrun": env is not None},
+        "runs": runs,
+        "claims": claims,
+    }
+
+
+def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, timeout_s: float,
+                progress: bool) -> dict[int, list[list[dict[str, Any]]]]:
+    out: dict[int, list[list[dict[str, Any]]]] = {}
+    if not progress:
+        for n in world_sizes:
+            out[n] = launch(sweep_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s)
+        return out
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), transient=True) as bar:
+        task = bar.add_task(f"sweep N={world_sizes[0]}", total=len(world_sizes))
+        for n in world_sizes:
+            bar.update(task, description=f"sweep N={n} ({len(opts.variants)} variants)")
+            out[n] = launch(sweep_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s)
+            bar.advance(task)
+    return out
+
+
+def print_summary(report: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    t = Table(title=f"runs ({report['environment']['sweep_wall_s']} s)")
+    for col in ("impl", "stage", "N", "state bytes", "predicted", "peak", "payload", "wire", "step ms"):
+        t.add_column(col)
+    for r in report["runs"]:
+        me, pr = r["measured"], r["predicted"]
+        t.add_row(r["impl"], r["stage"], str(r["world_size"]), f"{me['persistent_bytes']:,}",
+                  f"{int(pr['model_state_bytes']):,}", f"{me['peak_bytes']:,}",
+                  f"{sum(me['comm_payload_bytes'].values()):,}", f"{me['wire_bytes_sent'] or 0:,}",
+                  f"{r['step_time_s'] * 1000:.1f}")
+    console.print(t)
+    v = Table(title="claims")
+    for col in ("claim", "verdict", "reason"):
+        v.add_column(col)
+    for c in report["claims"]:
+        v.add_row(c["claim_id"], c["verdict"], c["reason_en"])
+    console.print(v)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m verify`` (and, later, ``proofdeck verify``); returns an exit code."""
+    a = parse_args(argv)
+    sizes = tuple(int(s) for s in a.world_sizes.split(",") if s.strip())
+    if a.backend == "nccl" and not torch.cuda.is_available():
+        print("error: --backend nccl needs CUDA; this machine has none", file=sys.stderr)
+        return 2
+    report = run_verify(backend=a.backend, world_sizes=sizes, params=a.params, cards=a.cards,
+                        with_torch=not a.no_torch, timeout_s=a.timeout, batch_per_rank=a.batch_per_rank,
+                        progress=sys.stderr.isatty())
+    if not report:  # a non-zero torchrun rank
+        return 0
+    if a.json_path:
+        write_json(report, a.json_path)
+    if os.environ.get("VERIFY_QUIET") != "1":
+        print_summary(report)
+    bad = [c for c in report["claims"] if c["verdict"] in ("error", "missing-check")]
+    return 1 if bad else 0

@@ -1,0 +1,115 @@
+"""The sweep: in every rank, run each variant a few steps and measure its memory and communication.
+
+    python -m verify --world-sizes 2,4 --params 1000000
+
+One launch per world size runs every variant in turn (reference ddp, zero1, zero2, zero3 and PyTorch's
+implementations). Per variant: 2 warm-up steps (DDP rebuilds its buckets in the second), timed steps, one
+step under the communication meter and the socket counters, one under the peak-memory meter. Returns a
+plain dict per rank; ``verify.report`` merges ranks and adds the ledger's predictions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from verify.meters import wire
+from verify.meters.comm import CommMeter
+from verify.meters.memory import peak_meter_for, storage_bytes
+from verify.model import layer_specs
+from verify.stages import REFERENCE_STAGES, StageConfig
+from verify.stages.torch_impls import TORCH_IMPLS, TorchImpl
+
+WARMUP_STEPS = 2
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    dims: list[int]
+    dtype: torch.dtype = torch.bfloat16
+    batch_per_rank: int = 8
+    timed_steps: int = 2
+    variants: tuple[str, ...] = (*REFERENCE_STAGES, *TORCH_IMPLS)
+    device: str = "cpu"
+    peak_samples: int = 4  # profiled forward/backward passes for ZeRO-3's peak
+    keep_master: bool = False  # return rank 0's gathered fp32 master weights of the reference stages
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _build(variant: str, cfg: StageConfig) -> Any:
+    if variant in REFERENCE_STAGES:
+        return REFERENCE_STAGES[variant](cfg)
+    return TorchImpl(variant, cfg)
+
+
+def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
+    cfg = StageConfig(dims=opts.dims, dtype=opts.dtype, batch_per_rank=opts.batch_per_rank, device=opts.device)
+    st = _build(variant, cfg)
+    for _ in range(WARMUP_STEPS):
+        st.train_step()
+    dist.barrier()
+    t0 = time.perf_counter()
+    for _ in range(opts.timed_steps):
+        st.train_step()
+    dist.barrier()
+    step_time = (time.perf_counter() - t0) / max(opts.timed_steps, 1)
+
+    sent_before = wire.sent_bytes()
+    with CommMeter() as meter:
+        st.train_step()
+    dist.barrier()
+    sent_after = wire.sent_bytes()
+
+    seen: set[int] = set()
+    state = st.state_tensors()
+    mem = {f"{k}_bytes": storage_bytes(state[k], seen) for k in ("params", "grads", "optim")}
+    persistent = sum(mem.values())
+    # Peak over forward + backward (where ZeRO-3 gathers). Gloo's worker thread frees a collective's
+    # temporaries whenever it next runs, so the peak varies with scheduling: sample it, keep min and max.
+    peak_meter = peak_meter_for(torch.device(opts.device).type)
+    peaks = []
+    for _ in range(opts.peak_samples if st.name == "zero3" else 1):
+        peaks.append(peak_meter(st.forward_backward))
+        st.optimizer_step()
+        st.step_index += 1
+    steps_done = WARMUP_STEPS + opts.timed_steps + 1 + len(peaks)
+
+    out: dict[str, Any] = {
+        "variant": variant,
+        "impl": "reference" if variant in REFERENCE_STAGES else variant,
+        "stage": st.name,
+        "rank": dist.get_rank(),
+        "steps": steps_done,
+        "step_time_s": step_time,
+        "param_bytes": mem["params_bytes"], "grad_bytes": mem["grads_bytes"], "optim_bytes": mem["optim_bytes"],
+        "persistent_bytes": persistent,
+        "peak_transient_bytes": max(peaks),  # observed (includes Gloo's late releases)
+        "peak_transient_bytes_floor": min(peaks),  # best-scheduled sample: what the algorithm needs
+        "peak_bytes": persistent + max(peaks),
+        "peak_bytes_floor": persistent + min(peaks),
+        "comm_payload_bytes_by_phase": dict(meter.payload_bytes),
+        "comm_payload_bytes": meter.by_kind(),
+        "comm_calls": dict(meter.calls),
+        "wire_bytes_sent": None if sent_before is None or sent_after is None else sent_after - sent_before,
+    }
+    if isinstance(st, TorchImpl):
+        out["optim_param_numel"] = st.param_numel_local()
+    if opts.keep_master and variant in REFERENCE_STAGES:
+        master = st.full_master()
+        if dist.get_rank() == 0:
+            out["master"] = master
+    del st
+    return out
+
+
+def sweep_rank(opts: SweepOptions) -> list[dict[str, Any]]:
+    """Run every variant in this rank (inside an initialised process group)."""
+    return [run_variant(v, opts) for v in opts.variants]
+
+
+def layer_numels(dims: list[int]) -> list[int]:
+    return [s.numel for s in layer_specs(dims)]
