@@ -17,16 +17,37 @@ from verify.checks import collectives as collective_checks
 from verify.claims import Claim, read_cards
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
-STARTER = ("ddp-ring-allreduce", "mixed-precision-memory", "fsdp-zero", "zero-offload-infinity",
-           "activation-checkpointing", "tensor-parallelism", "pipeline-parallelism", "collectives")
+STARTER = (
+    "ddp-ring-allreduce",
+    "mixed-precision-memory",
+    "fsdp-zero",
+    "zero-offload-infinity",
+    "activation-checkpointing",
+    "tensor-parallelism",
+    "pipeline-parallelism",
+    "collectives",
+)
 # Claims true only under a condition the check states (a figure this machine cannot reproduce).
 CONDITIONAL = {"pcie_bandwidth", "transformer_activation_formula"}
 # Checks that are arithmetic only (no GPU, PCIe or NVMe here, or a card's worked example).
-CALCULATED = {"ring_allreduce_example", "collective_cost_model", "megatron_bytes_per_param",
-              "mixed_precision_7b_example", "eight_bit_optimizer_bytes", "transformer_activation_formula",
-              "offload_memory_split", "offload_pcie_volume", "pcie_bandwidth", "offload_breakeven",
-              "cpu_adam_traffic", "infinity_nvme_traffic", "checkpoint_compute_overhead",
-              "selective_recompute_saving", "tp_comm_example", "pipeline_interleaved_bubble"}
+CALCULATED = {
+    "ring_allreduce_example",
+    "collective_cost_model",
+    "megatron_bytes_per_param",
+    "mixed_precision_7b_example",
+    "eight_bit_optimizer_bytes",
+    "transformer_activation_formula",
+    "offload_memory_split",
+    "offload_pcie_volume",
+    "pcie_bandwidth",
+    "offload_breakeven",
+    "cpu_adam_traffic",
+    "infinity_nvme_traffic",
+    "checkpoint_compute_overhead",
+    "selective_recompute_saving",
+    "tp_comm_example",
+    "pipeline_interleaved_bubble",
+}
 SIMULATED = {"ring_allreduce_schedule", "pipeline_bubble", "pipeline_inflight"}
 
 CLAIMS = [c for c in read_cards(CARDS) if c.card in STARTER]

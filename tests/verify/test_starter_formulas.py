@@ -35,7 +35,9 @@ def test_binomial_broadcast() -> None:
 
 def test_ddp_buckets_close_at_the_cap() -> None:
     assert ddp.bucket_sizes(grad_bytes=[1, 600_000, 1, 600_000, 1, 600_000], first_cap_bytes=1 << 20) == [
-        1_200_002, 600_001]
+        1_200_002,
+        600_001,
+    ]
     assert ddp.allreduce_example()["sent_bytes"] == 3.5e9
 
 
@@ -46,7 +48,12 @@ def test_mixed_precision_ledger() -> None:
     assert mixed_precision.megatron_bytes_per_param(param_dtype="bf16", grad_dtype="fp32") == 18
     assert mixed_precision.megatron_bytes_per_param(param_dtype="fp16", grad_dtype="fp16") == 20
     fp16 = mixed_precision.format_limits(fmt="fp16")
-    assert (fp16.max, fp16.smallest_normal, fp16.smallest_subnormal, fp16.eps) == (65504, 2**-14, 2**-24, 2**-10)
+    assert (fp16.max, fp16.smallest_normal, fp16.smallest_subnormal, fp16.eps) == (
+        65504,
+        2**-14,
+        2**-24,
+        2**-10,
+    )
     assert mixed_precision.format_limits(fmt="bf16").max == pytest.approx(3.3895e38, rel=1e-4)
     assert mixed_precision.transformer_layer_activation_bytes(s=2048, b=1, h=4096, a=32) == 956_301_312
 
@@ -54,7 +61,9 @@ def test_mixed_precision_ledger() -> None:
 def test_offload_arithmetic() -> None:
     assert offload.pcie_bandwidth_gb_s(gen=4) == pytest.approx(31.5077, abs=1e-4)
     assert offload.offload_pcie_bytes(psi=7e9)["total"] == 28e9
-    assert offload.breakeven_tokens(flops_per_s=1e14, pcie_bytes_per_s=2.5e10) == pytest.approx(2666.667, abs=1e-3)
+    assert offload.breakeven_tokens(flops_per_s=1e14, pcie_bytes_per_s=2.5e10) == pytest.approx(
+        2666.667, abs=1e-3
+    )
     assert offload.cpu_adam_bytes_per_param() == 28
     assert offload.nvme_optimizer_bytes(psi=1) == 24
 
@@ -90,7 +99,9 @@ def test_pipeline_simulator_matches_formulas(schedule: str, p: int, m: int) -> N
     run = simulate(schedule, p=p, m=m, t_f=1.0, t_b=2.0)
     assert run.makespan == pipeline.step_time(p=p, m=m)
     assert run.bubble_fraction == pytest.approx(pipeline.bubble_fraction(p=p, m=m))
-    assert run.peak_in_flight == [pipeline.peak_in_flight(schedule=schedule, p=p, m=m, stage=s) for s in range(p)]
+    assert run.peak_in_flight == [
+        pipeline.peak_in_flight(schedule=schedule, p=p, m=m, stage=s) for s in range(p)
+    ]
 
 
 def test_bubble_known_values() -> None:

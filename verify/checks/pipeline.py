@@ -1,6 +1,6 @@
 """Pipeline schedules simulated op by op: bubble and micro-batches in flight for GPipe and 1F1B.
 
-    python -m verify   # judges the pipeline-parallelism card
+python -m verify   # judges the pipeline-parallelism card
 """
 
 from __future__ import annotations
@@ -22,23 +22,42 @@ def pipeline_bubble(ev: Evidence) -> Verdict:
             for t_f, t_b in TIMES:
                 run = simulate(sched, p=p, m=m, t_f=t_f, t_b=t_b)
                 key = f"{sched} p={p} m={m} tf={t_f:g} tb={t_b:g}"
-                pred[key] = {"step": F.step_time(p=p, m=m, t_f=t_f, t_b=t_b), "bubble": F.bubble_fraction(p=p, m=m)}
+                pred[key] = {
+                    "step": F.step_time(p=p, m=m, t_f=t_f, t_b=t_b),
+                    "bubble": F.bubble_fraction(p=p, m=m),
+                }
                 meas[key] = {"step": run.makespan, "bubble": run.bubble_fraction}
                 idle_over_ideal = (run.makespan * p - sum(run.busy)) / sum(run.busy)
-                ok = ok and close(run.makespan, pred[key]["step"]) and close(run.bubble_fraction, pred[key]["bubble"]) \
+                ok = (
+                    ok
+                    and close(run.makespan, pred[key]["step"])
+                    and close(run.bubble_fraction, pred[key]["bubble"])
                     and close(idle_over_ideal, F.bubble_over_ideal(p=p, m=m))
+                )
     card = {"p=4 m=8": 0.273, "p=4 m=32": 0.086, "over_ideal p=4 m=8": 0.375, "p=4 m=16 (4p)": 0.158}
-    sim = {"p=4 m=8": simulate("1f1b", p=4, m=8).bubble_fraction, "p=4 m=32": simulate("1f1b", p=4, m=32).bubble_fraction,
-           "over_ideal p=4 m=8": F.bubble_over_ideal(p=4, m=8), "p=4 m=16 (4p)": simulate("gpipe", p=4, m=16).bubble_fraction}
-    ok = ok and all(close(sim[k], v, abs_=0.0005) for k, v in card.items()) \
+    sim = {
+        "p=4 m=8": simulate("1f1b", p=4, m=8).bubble_fraction,
+        "p=4 m=32": simulate("1f1b", p=4, m=32).bubble_fraction,
+        "over_ideal p=4 m=8": F.bubble_over_ideal(p=4, m=8),
+        "p=4 m=16 (4p)": simulate("gpipe", p=4, m=16).bubble_fraction,
+    }
+    ok = (
+        ok
+        and all(close(sim[k], v, abs_=0.0005) for k, v in card.items())
         and all(F.bubble_fraction(p=p, m=4 * p) < 0.2 for p in range(2, 65))
-    return judged_verdict(ok, {"formula": pred, "card": card}, {"simulated": meas, "card": sim},
-                          "Both schedules, run op by op, take (m + p − 1)(t_f + t_b); idle share (p − 1)/(m + p − 1), "
-                          "idle over ideal (p − 1)/m; 27.3% and 8.6% at p = 4, m = 8 and 32; < 20% at m = 4p",
-                          "两种调度逐个操作模拟，总时间都是 (m + p − 1)(t_f + t_b)；空闲占比 (p − 1)/(m + p − 1)，空闲/理想为 "
-                          "(p − 1)/m；p = 4 时 m = 8、32 分别为 27.3%、8.6%；m = 4p 时低于 20%",
-                          method="simulated", judged="simulated",
-                          condition="equal stages, no transfer time, t_b = 2t_f and t_b = t_f tried")
+    )
+    return judged_verdict(
+        ok,
+        {"formula": pred, "card": card},
+        {"simulated": meas, "card": sim},
+        "Both schedules, run op by op, take (m + p − 1)(t_f + t_b); idle share (p − 1)/(m + p − 1), "
+        "idle over ideal (p − 1)/m; 27.3% and 8.6% at p = 4, m = 8 and 32; < 20% at m = 4p",
+        "两种调度逐个操作模拟，总时间都是 (m + p − 1)(t_f + t_b)；空闲占比 (p − 1)/(m + p − 1)，空闲/理想为 "
+        "(p − 1)/m；p = 4 时 m = 8、32 分别为 27.3%、8.6%；m = 4p 时低于 20%",
+        method="simulated",
+        judged="simulated",
+        condition="equal stages, no transfer time, t_b = 2t_f and t_b = t_f tried",
+    )
 
 
 @check("pipeline_inflight")
@@ -49,19 +68,29 @@ def pipeline_inflight(ev: Evidence) -> Verdict:
             key = f"{sched} p={p} m={m}"
             pred[key] = [F.peak_in_flight(schedule=sched, p=p, m=m, stage=s) for s in range(p)]
             meas[key] = simulate(sched, p=p, m=m).peak_in_flight
-    return judged_verdict(pred == meas, pred, meas,
-                          "GPipe held all m micro-batches on every stage; 1F1B held min(p − s, m) on stage s (p on the first)",
-                          "GPipe 每个 stage 都持有全部 m 个 micro-batch；1F1B 在 stage s 持有 min(p − s, m) 个（第一个 stage 为 p）",
-                          method="simulated", judged="simulated",
-                          condition="activations held from a micro-batch's forward to its backward on that stage")
+    return judged_verdict(
+        pred == meas,
+        pred,
+        meas,
+        "GPipe held all m micro-batches on every stage; 1F1B held min(p − s, m) on stage s (p on the first)",
+        "GPipe 每个 stage 都持有全部 m 个 micro-batch；1F1B "
+        "在 stage s 持有 min(p − s, m) 个（第一个 stage 为 p）",
+        method="simulated",
+        judged="simulated",
+        condition="activations held from a micro-batch's forward to its backward on that stage",
+    )
 
 
 @check("pipeline_interleaved_bubble")
 def pipeline_interleaved_bubble(ev: Evidence) -> Verdict:
     got = {f"v={v}": F.bubble_over_ideal(p=4, m=8, v=v) for v in (1, 2, 4)}
     card = {"v=1": 3 / 8, "v=2": 3 / 16, "v=4": 3 / 32}
-    return calculated(all(close(got[k], v) for k, v in card.items()), card, got,
-                      "(p − 1)/(v·m) at p = 4, m = 8; the interleaved schedule itself is not simulated here, so the "
-                      "formula is Narayanan et al.'s, not ours",
-                      "p = 4、m = 8 时 (p − 1)/(v·m)；此处未模拟交错调度，公式取自 Narayanan 等",
-                      condition="Narayanan et al.'s analysis of interleaved 1F1B; m a multiple of p")
+    return calculated(
+        all(close(got[k], v) for k, v in card.items()),
+        card,
+        got,
+        "(p − 1)/(v·m) at p = 4, m = 8; the interleaved schedule itself is not simulated here, so the "
+        "formula is Narayanan et al.'s, not ours",
+        "p = 4、m = 8 时 (p − 1)/(v·m)；此处未模拟交错调度，公式取自 Narayanan 等",
+        condition="Narayanan et al.'s analysis of interleaved 1F1B; m a multiple of p",
+    )

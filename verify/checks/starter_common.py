@@ -21,19 +21,39 @@ def close(a: float, b: float, *, rel: float = 1e-9, abs_: float = 0.0) -> bool:
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_)
 
 
-def judged_verdict(ok: bool, predicted: Any, measured: Any, en: str, zh: str, *, method: str, judged: str,
-                   condition: str = "", conditional: bool = False) -> Verdict:
+def judged_verdict(
+    ok: bool,
+    predicted: Any,
+    measured: Any,
+    en: str,
+    zh: str,
+    *,
+    method: str,
+    judged: str,
+    condition: str = "",
+    conditional: bool = False,
+) -> Verdict:
     """confirmed / conditional when ``ok`` (conditional when the claim needs ``condition``), else refuted."""
     verdict = ("conditional" if conditional else "confirmed") if ok else "refuted"
-    return Verdict(verdict, predicted, measured, en, zh, condition=condition, judged=judged,
-                   extra={"method": method})
+    return Verdict(
+        verdict, predicted, measured, en, zh, condition=condition, judged=judged, extra={"method": method}
+    )
 
 
-def calculated(ok: bool, predicted: Any, recomputed: Any, en: str, zh: str, *, condition: str = "") -> Verdict:
+def calculated(
+    ok: bool, predicted: Any, recomputed: Any, en: str, zh: str, *, condition: str = ""
+) -> Verdict:
     """An arithmetic re-derivation: confirmed when the card's numbers follow from the formula, else refuted.
 
     Marked ``method: calculated`` so nobody mistakes it for a measurement.
     """
-    return Verdict("confirmed" if ok else "refuted", predicted, recomputed,
-                   "Calculated, not measured: " + en, "计算所得，非实测：" + zh,
-                   condition=condition, judged="arithmetic", extra={"method": "calculated"})
+    return Verdict(
+        "confirmed" if ok else "refuted",
+        predicted,
+        recomputed,
+        "Calculated, not measured: " + en,
+        "计算所得，非实测：" + zh,
+        condition=condition,
+        judged="arithmetic",
+        extra={"method": "calculated"},
+    )

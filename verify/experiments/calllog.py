@@ -23,7 +23,7 @@ class CallLog(CommMeter):
         super().__init__()
         self.records: list[dict[str, Any]] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func.namespace != "c10d":
             return super().__torch_dispatch__(func, types, args, kwargs)
         calls, payload = dict(self.calls), dict(self.payload_bytes)
@@ -35,8 +35,14 @@ class CallLog(CommMeter):
                 with contextlib.suppress(Exception):
                     group = torch.distributed.ProcessGroup.unbox(a).size()
         kind, _, ph = key.partition("/")
-        self.records.append({"kind": kind, "phase": ph, "group": group,
-                             "bytes": self.payload_bytes.get(key, 0) - payload.get(key, 0)})
+        self.records.append(
+            {
+                "kind": kind,
+                "phase": ph,
+                "group": group,
+                "bytes": self.payload_bytes.get(key, 0) - payload.get(key, 0),
+            }
+        )
         return out
 
     def count(self, kind: str, phase: str | None = None) -> int:

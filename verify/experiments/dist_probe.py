@@ -9,7 +9,7 @@ the unsharded layer, and FSDP2's collectives for each ``reshard_after_forward`` 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import torch
@@ -63,8 +63,12 @@ def allreduce_vs_rs_ag(n: int) -> dict[str, Any]:
         dist.reduce_scatter_single(shard, x.clone())
         rs_ag = torch.empty(m, dtype=torch.float64)
         dist.all_gather_single(rs_ag, shard)
-    return {"max_abs_diff": float((ar - rs_ag).abs().max()), "equal": bool(torch.equal(ar, rs_ag)),
-            "payload_elements": {r["kind"]: r["bytes"] // 8 for r in log.records}, "m": m}
+    return {
+        "max_abs_diff": float((ar - rs_ag).abs().max()),
+        "equal": bool(torch.equal(ar, rs_ag)),
+        "payload_elements": {r["kind"]: r["bytes"] // 8 for r in log.records},
+        "m": m,
+    }
 
 
 def ddp_buckets() -> dict[str, Any]:
@@ -73,18 +77,27 @@ def ddp_buckets() -> dict[str, Any]:
     for cap in DDP_CAPS_MB:
         torch.manual_seed(0)
         model = nn.Sequential(*[nn.Linear(DDP_WIDTH, DDP_WIDTH) for _ in range(DDP_LAYERS)])
-        ddp = nn.parallel.DistributedDataParallel(model, **({} if cap is None else {"bucket_cap_mb": cap}))
+        kwargs: dict[str, Any] = {} if cap is None else {"bucket_cap_mb": cap}
+        ddp = nn.parallel.DistributedDataParallel(model, **kwargs)
         x = torch.randn(4, DDP_WIDTH)
         for _ in range(2):
             ddp(x).sum().backward()
         with CallLog() as log:
             ddp(x).sum().backward()
         out[str(cap)] = {
-            "grad_bytes_reverse_order": [p.numel() * p.element_size() for p in reversed(list(model.parameters()))],
+            "grad_bytes_reverse_order": [
+                p.numel() * p.element_size() for p in reversed(list(model.parameters()))
+            ],
             "allreduce_bytes": [r["bytes"] for r in log.records if r["kind"] == "all_reduce"],
             "other_collectives": [r["kind"] for r in log.records if r["kind"] != "all_reduce"],
         }
     return out
+
+
+def _grad(t: torch.Tensor) -> torch.Tensor:
+    if t.grad is None:
+        raise RuntimeError(f"no gradient reached a tensor of shape {tuple(t.shape)}")
+    return t.grad
 
 
 def tensor_parallel(n: int) -> dict[str, Any]:
@@ -102,20 +115,29 @@ def tensor_parallel(n: int) -> dict[str, Any]:
             y = tp(x_tp)
         with phase("backward"):
             y.square().sum().backward()
-    ref_grad_qkv = torch.cat([w.chunk(n)[rank] for w in ref.qkv.weight.grad.chunk(3)])
+    ref_grad_qkv = torch.cat([w.chunk(n)[rank] for w in _grad(ref.qkv.weight).chunk(3)])
     with torch.no_grad():
         y_ref = ref(x)
     diffs = {
         "output": float((y.detach() - y_ref).abs().max()),
-        "input_grad": float((x_tp.grad - x_ref.grad).abs().max()),
-        "qkv_weight_grad": float((tp.qkv_w.grad - ref_grad_qkv).abs().max()),
-        "fc1_weight_grad": float((tp.fc1_w.grad - ref.fc1.weight.grad.chunk(n)[rank]).abs().max()),
-        "fc2_weight_grad": float((tp.fc2_w.grad - ref.fc2.weight.grad.chunk(n, dim=1)[rank]).abs().max()),
-        "proj_weight_grad": float((tp.proj_w.grad - ref.proj.weight.grad.chunk(n, dim=1)[rank]).abs().max()),
+        "input_grad": float((_grad(x_tp) - _grad(x_ref)).abs().max()),
+        "qkv_weight_grad": float((_grad(tp.qkv_w) - ref_grad_qkv).abs().max()),
+        "fc1_weight_grad": float((_grad(tp.fc1_w) - _grad(ref.fc1.weight).chunk(n)[rank]).abs().max()),
+        "fc2_weight_grad": float((_grad(tp.fc2_w) - _grad(ref.fc2.weight).chunk(n, dim=1)[rank]).abs().max()),
+        "proj_weight_grad": float(
+            (_grad(tp.proj_w) - _grad(ref.proj.weight).chunk(n, dim=1)[rank]).abs().max()
+        ),
     }
-    return {"records": log.records, "max_abs_diff": diffs, "shape": sh, "element_size": 8,
-            "matmul_weight_elements": sum(w.numel() for w in tp.matmul_weights()),
-            "unsharded_matmul_weight_elements": sum(m.weight.numel() for m in (ref.qkv, ref.proj, ref.fc1, ref.fc2))}
+    return {
+        "records": log.records,
+        "max_abs_diff": diffs,
+        "shape": sh,
+        "element_size": 8,
+        "matmul_weight_elements": sum(w.numel() for w in tp.matmul_weights()),
+        "unsharded_matmul_weight_elements": sum(
+            m.weight.numel() for m in (ref.qkv, ref.proj, ref.fc1, ref.fc2)
+        ),
+    }
 
 
 class _Net(nn.Module):
@@ -157,8 +179,12 @@ def fsdp2(n: int, modes: tuple[bool | int | None, ...]) -> dict[str, Any]:
             held = _local_numel(net.blocks[0])
             with phase("backward"):
                 y.sum().backward()
-        out[repr(mode)] = {"records": log.records, "block_held_after_forward": held,
-                           "block_unsharded": 16 * 16 + 16, "units": 3}
+        out[repr(mode)] = {
+            "records": log.records,
+            "block_held_after_forward": held,
+            "block_unsharded": 16 * 16 + 16,
+            "units": 3,
+        }
     return out
 
 
@@ -173,7 +199,7 @@ def _rank(n: int) -> dict[str, Any]:
     return result
 
 
-@lru_cache(maxsize=None)
+@cache
 def probe_ranks(n: int) -> tuple[dict[str, Any], ...]:
     """Every rank's result at world size n (launched once per process)."""
     from verify.launch import launch

@@ -9,7 +9,8 @@ from ``torch.autograd.graph.saved_tensors_hooks``.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import torch
@@ -28,7 +29,7 @@ def _mlp(layers: int, width: int) -> nn.Sequential:
     return nn.Sequential(*[m for _ in range(layers) for m in (nn.Linear(width, width), nn.ReLU())])
 
 
-@lru_cache(maxsize=None)
+@cache
 def checkpointing(layers: int = CKPT_LAYERS) -> dict[str, Any]:
     """Peak bytes of forward+backward and Linear forwards, without and with k checkpointed segments."""
     model = _mlp(layers, CKPT_WIDTH)
@@ -42,9 +43,11 @@ def checkpointing(layers: int = CKPT_LAYERS) -> dict[str, Any]:
     x.grad = torch.zeros_like(x)
     out: dict[str, Any] = {"unit_bytes": CKPT_BATCH * CKPT_WIDTH * 4, "layers": layers, "runs": {}}
     for seg in CKPT_SEGMENTS:
+
         def step(seg: int | None = seg) -> None:
             y = checkpoint_sequential(model, seg, x, use_reentrant=False) if seg else model(x)
             y.sum().backward()
+
         step()  # warm-up
         counter[0] = 0
         peak = cpu_peak_bytes(step)
@@ -52,17 +55,25 @@ def checkpointing(layers: int = CKPT_LAYERS) -> dict[str, Any]:
     return out
 
 
-def _state_bytes(params: list[torch.Tensor], grads: list[torch.Tensor | None],
-                 opt: torch.optim.Optimizer, extra: list[torch.Tensor] | None = None) -> dict[str, int]:
+def _state_bytes(
+    params: Sequence[torch.Tensor],
+    grads: Sequence[torch.Tensor | None],
+    opt: torch.optim.Optimizer,
+    extra: Sequence[torch.Tensor] | None = None,
+) -> dict[str, int]:
     seen: set[int] = set()
     state = [t for s in opt.state.values() for k, t in s.items() if k != "step"]
     steps = [t for s in opt.state.values() for k, t in s.items() if k == "step"]
-    return {"param": storage_bytes(params, seen), "grad": storage_bytes(grads, seen),
-            "master": storage_bytes(extra or [], seen), "adam_m_v": storage_bytes(state, seen),
-            "adam_step_counters": storage_bytes(steps, seen)}
+    return {
+        "param": storage_bytes(params, seen),
+        "grad": storage_bytes(grads, seen),
+        "master": storage_bytes(extra or [], seen),
+        "adam_m_v": storage_bytes(state, seen),
+        "adam_step_counters": storage_bytes(steps, seen),
+    }
 
 
-@lru_cache(maxsize=None)
+@cache
 def mixed_precision_state() -> dict[str, Any]:
     """After one mixed-precision Adam step: bf16 params and grads, fp32 master weights, fp32 m and v."""
     torch.manual_seed(0)
@@ -72,7 +83,9 @@ def mixed_precision_state() -> dict[str, Any]:
     opt = torch.optim.Adam(master, lr=1e-3, foreach=False)
     model(torch.randn(8, 256, dtype=torch.bfloat16)).float().square().mean().backward()
     for m, p in zip(master, params, strict=True):
-        m.grad = p.grad.float()  # the update reads the 16-bit gradient in fp32 ...
+        m.grad = (
+            p.grad.float() if p.grad is not None else None
+        )  # the update reads the 16-bit gradient in fp32 ...
     opt.step()
     for m, p in zip(master, params, strict=True):
         m.grad = None  # ... and does not keep an fp32 copy of it
@@ -81,7 +94,7 @@ def mixed_precision_state() -> dict[str, Any]:
     return {"psi": psi, "bytes": _state_bytes(params, [p.grad for p in params], opt, master)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def fp32_adam_state() -> dict[str, Any]:
     """After one plain fp32 Adam step: fp32 params, grads, m and v."""
     torch.manual_seed(0)
@@ -90,7 +103,10 @@ def fp32_adam_state() -> dict[str, Any]:
     model(torch.randn(8, 256)).square().mean().backward()
     opt.step()
     params = list(model.parameters())
-    return {"psi": sum(p.numel() for p in params), "bytes": _state_bytes(params, [p.grad for p in params], opt)}
+    return {
+        "psi": sum(p.numel() for p in params),
+        "bytes": _state_bytes(params, [p.grad for p in params], opt),
+    }
 
 
 def format_limits() -> dict[str, dict[str, float]]:
@@ -99,17 +115,26 @@ def format_limits() -> dict[str, dict[str, float]]:
     for name, dt in (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16)):
         f = torch.finfo(dt)
         sub = float(torch.nextafter(torch.zeros((), dtype=dt), torch.ones((), dtype=dt)))
-        out[name] = {"max": f.max, "smallest_normal": f.smallest_normal, "smallest_subnormal": sub, "eps": f.eps}
+        out[name] = {
+            "max": f.max,
+            "smallest_normal": f.smallest_normal,
+            "smallest_subnormal": sub,
+            "eps": f.eps,
+        }
     return out
 
 
-def loss_scaling(scale: float = 2.0 ** 16) -> dict[str, Any]:
+def loss_scaling(scale: float = 2.0**16) -> dict[str, Any]:
     """Tiny gradients cast to fp16 as they are, and scaled by S before the cast then unscaled in fp32."""
-    values = torch.tensor([2.0 ** -25, 2.0 ** -26, 1e-8, 3e-9], dtype=torch.float64)
+    values = torch.tensor([2.0**-25, 2.0**-26, 1e-8, 3e-9], dtype=torch.float64)
     plain = values.to(torch.float16).to(torch.float64)
     scaled = (values * scale).to(torch.float16).to(torch.float64) / scale
-    return {"values": values.tolist(), "plain_fp16": plain.tolist(), "scaled_unscaled": scaled.tolist(),
-            "max_rel_error_scaled": float(((scaled - values).abs() / values).max())}
+    return {
+        "values": values.tolist(),
+        "plain_fp16": plain.tolist(),
+        "scaled_unscaled": scaled.tolist(),
+        "max_rel_error_scaled": float(((scaled - values).abs() / values).max()),
+    }
 
 
 def grad_scaler(steps: int | None = None) -> dict[str, Any]:
@@ -121,9 +146,12 @@ def grad_scaler(steps: int | None = None) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a CPU GradScaler may warn about its device on some builds
         scaler = torch.amp.GradScaler("cpu")
-    out: dict[str, Any] = {"init_scale": scaler.get_scale(), "growth_factor": scaler.get_growth_factor(),
-                           "backoff_factor": scaler.get_backoff_factor(),
-                           "growth_interval": scaler.get_growth_interval()}
+    out: dict[str, Any] = {
+        "init_scale": scaler.get_scale(),
+        "growth_factor": scaler.get_growth_factor(),
+        "backoff_factor": scaler.get_backoff_factor(),
+        "growth_interval": scaler.get_growth_interval(),
+    }
     scaler.scale((w * float("inf")).sum()).backward()  # an overflowing step
     scaler.step(opt)
     scaler.update()
@@ -149,6 +177,21 @@ def bf16_stagnation(weight: float = 1.0, update: float = 1e-3) -> dict[str, floa
     return {"bf16": float(bf), "fp32": float(fp)}
 
 
+def _saved_bytes_counter(skip: set[int]) -> tuple[Callable[[torch.Tensor], torch.Tensor], Callable[[], int]]:
+    """A pack hook summing distinct storages saved for backward (except ``skip``), and its reader."""
+    seen: set[int] = set()
+    total = [0]
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        ptr = t.untyped_storage().data_ptr()
+        if ptr not in skip and ptr not in seen:
+            seen.add(ptr)
+            total[0] += t.untyped_storage().nbytes()
+        return t
+
+    return pack, lambda: total[0]
+
+
 def saved_activation_bytes(batches: tuple[int, ...] = (8, 16, 32)) -> dict[str, Any]:
     """Bytes autograd saves for backward (parameters excluded) and model-state bytes, per batch size."""
     torch.manual_seed(0)
@@ -156,20 +199,13 @@ def saved_activation_bytes(batches: tuple[int, ...] = (8, 16, 32)) -> dict[str, 
     param_ptrs = {p.untyped_storage().data_ptr() for p in model.parameters()}
     out: dict[str, Any] = {}
     for b in batches:
-        seen: set[int] = set()
-        total = [0]
-
-        def pack(t: torch.Tensor) -> torch.Tensor:
-            ptr = t.untyped_storage().data_ptr()
-            if ptr not in param_ptrs and ptr not in seen:
-                seen.add(ptr)
-                total[0] += t.untyped_storage().nbytes()
-            return t
-
+        pack, total = _saved_bytes_counter(param_ptrs)
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             y = model(torch.randn(b, 64))
         y.sum().backward()
-        out[str(b)] = {"saved_bytes": total[0],
-                       "model_state_bytes": storage_bytes([*model.parameters(), *(p.grad for p in model.parameters())])}
+        out[str(b)] = {
+            "saved_bytes": total(),
+            "model_state_bytes": storage_bytes([*model.parameters(), *(p.grad for p in model.parameters())]),
+        }
         model.zero_grad(set_to_none=False)
     return out

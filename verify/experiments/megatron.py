@@ -24,11 +24,11 @@ class _CopyToTP(torch.autograd.Function):
     """f: identity forward, all-reduce of the input gradient backward."""
 
     @staticmethod
-    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
         return x.view_as(x)
 
     @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
         grad = grad.contiguous().clone()
         dist.all_reduce(grad)
         return grad
@@ -38,13 +38,13 @@ class _ReduceFromTP(torch.autograd.Function):
     """g: all-reduce forward, identity backward."""
 
     @staticmethod
-    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
         x = x.contiguous().clone()
         dist.all_reduce(x)
         return x
 
     @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
         return grad
 
 
@@ -60,7 +60,9 @@ class Layer(nn.Module):
         self.fc1 = nn.Linear(h, ffn)
         self.fc2 = nn.Linear(ffn, h)
 
-    def attention(self, x: torch.Tensor, qkv_w: torch.Tensor, qkv_b: torch.Tensor, heads: int) -> torch.Tensor:
+    def attention(
+        self, x: torch.Tensor, qkv_w: torch.Tensor, qkv_b: torch.Tensor, heads: int
+    ) -> torch.Tensor:
         b, s, _ = x.shape
         q, k, v = F.linear(x, qkv_w, qkv_b).chunk(3, dim=-1)
         d = self.h // self.heads
@@ -75,7 +77,7 @@ class Layer(nn.Module):
 
 def _rows(w: torch.Tensor, r: int, t: int) -> torch.Tensor:
     n = w.shape[0] // t
-    return w[r * n:(r + 1) * n]
+    return w[r * n : (r + 1) * n]
 
 
 class TPLayer(nn.Module):
@@ -83,7 +85,7 @@ class TPLayer(nn.Module):
 
     def __init__(self, ref: Layer, rank: int, t: int) -> None:
         super().__init__()
-        h, self.t = ref.h, t
+        self.t = t
         self.attention = ref.attention  # the reference's attention math on this rank's heads
         self.local_heads = ref.heads // t
         self.ln1, self.ln2 = copy.deepcopy(ref.ln1), copy.deepcopy(ref.ln2)  # replicated

@@ -16,8 +16,12 @@ DEFAULT_BUCKET_CAP_BYTES = 25 * MIB
 DEFAULT_FIRST_BUCKET_BYTES = 1 * MIB
 
 
-def bucket_sizes(*, grad_bytes: list[int], cap_bytes: int = DEFAULT_BUCKET_CAP_BYTES,
-                 first_cap_bytes: int = DEFAULT_FIRST_BUCKET_BYTES) -> list[int]:
+def bucket_sizes(
+    *,
+    grad_bytes: list[int],
+    cap_bytes: int = DEFAULT_BUCKET_CAP_BYTES,
+    first_cap_bytes: int = DEFAULT_FIRST_BUCKET_BYTES,
+) -> list[int]:
     """Bucket byte sizes for gradients listed in the order the reducer fills them (reverse parameter order).
 
     A bucket closes as soon as it reaches its cap (the first bucket's cap is ``first_cap_bytes``); the
@@ -35,10 +39,15 @@ def bucket_sizes(*, grad_bytes: list[int], cap_bytes: int = DEFAULT_BUCKET_CAP_B
     return out
 
 
-def allreduce_example(*, psi: float = 1e9, bytes_per_element: int = 2, n: int = 8,
-                      beta_bytes_per_s: float = 100e9) -> dict[str, float]:
-    """The card's example: per-rank bytes sent, bandwidth seconds and the α multiplier of a ring all-reduce."""
+def allreduce_example(
+    *, psi: float = 1e9, bytes_per_element: int = 2, n: int = 8, beta_bytes_per_s: float = 100e9
+) -> dict[str, float]:
+    """The card's example: per-rank bytes sent, bandwidth seconds, α multiplier of a ring all-reduce."""
     m = psi * bytes_per_element
     sent = ring_send(op="all_reduce", n=n, m=m)
-    return {"payload_bytes": m, "sent_bytes": sent, "bandwidth_s": sent / beta_bytes_per_s,
-            "latency_alphas": ring_steps(op="all_reduce", n=n)}
+    return {
+        "payload_bytes": m,
+        "sent_bytes": sent,
+        "bandwidth_s": sent / beta_bytes_per_s,
+        "latency_alphas": ring_steps(op="all_reduce", n=n),
+    }

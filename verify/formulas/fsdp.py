@@ -26,5 +26,10 @@ def per_unit(*, mode: bool | int | None, n: int, root: bool = False) -> dict[str
             raise ValueError(f"reshard_after_forward={k} must be a non-trivial divisor of {n}")
         bwd_group, held = k, Fraction(1, k)
     volume = Fraction(n - 1, n) * 2 + (Fraction(bwd_group - 1, bwd_group) if bwd_group else 0)
-    return {"forward_all_gather": [n], "backward_all_gather": [bwd_group] if bwd_group else [],
-            "backward_reduce_scatter": [n], "held_after_forward": held, "ring_volume_per_psi": volume}
+    return {
+        "forward_all_gather": [n],
+        "backward_all_gather": [bwd_group] if bwd_group else [],
+        "backward_reduce_scatter": [n],
+        "held_after_forward": held,
+        "ring_volume_per_psi": volume,
+    }

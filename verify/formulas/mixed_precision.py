@@ -1,6 +1,6 @@
 """Mixed precision: bytes per parameter of model state, number formats, activation bytes per layer.
 
-    python -c "from verify.formulas.mixed_precision import state_bytes_per_param; print(state_bytes_per_param())"
+    python -c "from verify.formulas.mixed_precision import *; print(state_bytes_per_param())"
 
 Sources: Micikevicius et al., "Mixed Precision Training" (ICLR 2018) for fp32 master weights and loss
 scaling; Rajbhandari et al., ZeRO (SC'20) §3.1 for 2+2+12 = 16 bytes; Megatron-LM's distributed
@@ -30,8 +30,12 @@ def format_limits(*, fmt: str) -> FormatLimits:
     e_bits, m_bits = FORMATS[fmt]
     bias = 2 ** (e_bits - 1) - 1
     emax = bias  # largest unbiased exponent of a finite number
-    return FormatLimits(max=(2 - 2.0 ** -m_bits) * 2.0 ** emax, smallest_normal=2.0 ** (1 - bias),
-                        smallest_subnormal=2.0 ** (1 - bias - m_bits), eps=2.0 ** -m_bits)
+    return FormatLimits(
+        max=(2 - 2.0**-m_bits) * 2.0**emax,
+        smallest_normal=2.0 ** (1 - bias),
+        smallest_subnormal=2.0 ** (1 - bias - m_bits),
+        eps=2.0**-m_bits,
+    )
 
 
 def flush_to_zero_bound(*, fmt: str) -> float:
@@ -39,8 +43,9 @@ def flush_to_zero_bound(*, fmt: str) -> float:
     return format_limits(fmt=fmt).smallest_subnormal / 2
 
 
-def state_bytes_per_param(*, param: int = 2, grad: int = 2, master: int = 4, m: int = 4, v: int = 4,
-                          main_grad: int = 0) -> dict[str, int]:
+def state_bytes_per_param(
+    *, param: int = 2, grad: int = 2, master: int = 4, m: int = 4, v: int = 4, main_grad: int = 0
+) -> dict[str, int]:
     """Model-state bytes per parameter, by part; defaults are mixed-precision Adam (2+2+4+4+4 = 16)."""
     parts = {"param": param, "grad": grad, "master": master, "m": m, "v": v, "main_grad": main_grad}
     return {**parts, "optimizer": master + m + v, "total": sum(parts.values())}
@@ -69,8 +74,9 @@ def model_state_bytes(*, psi: float, bytes_per_param: int = 16) -> float:
     return psi * bytes_per_param
 
 
-def transformer_layer_activation_bytes(*, s: int, b: int, h: int, a: int, t: int = 1,
-                                       selective: bool = False) -> float:
+def transformer_layer_activation_bytes(
+    *, s: int, b: int, h: int, a: int, t: int = 1, selective: bool = False
+) -> float:
     """Bytes one transformer layer saves for backward, 16-bit activations (Korthikanti et al. §4).
 
     No parallelism, no recomputation: sbh(34 + 5as/h). Selective recomputation of the attention core

@@ -20,9 +20,14 @@ def pcie_bandwidth_gb_s(*, gen: int, lanes: int = 16) -> float:
 
 
 def offload_memory_split(*, psi: float) -> dict[str, float]:
-    """Bytes per place: GPU keeps 16-bit params (2Ψ); CPU keeps 16-bit grads (2Ψ) + fp32 master, m, v (12Ψ)."""
-    return {"gpu": 2 * psi, "cpu_grads": 2 * psi, "cpu_optimizer": 12 * psi, "cpu": 14 * psi,
-            "gpu_without_offload": 16 * psi}
+    """Bytes per place: GPU keeps 16-bit params (2Ψ); CPU 16-bit grads (2Ψ) + fp32 master, m, v (12Ψ)."""
+    return {
+        "gpu": 2 * psi,
+        "cpu_grads": 2 * psi,
+        "cpu_optimizer": 12 * psi,
+        "cpu": 14 * psi,
+        "gpu_without_offload": 16 * psi,
+    }
 
 
 def offload_pcie_bytes(*, psi: float) -> dict[str, float]:

@@ -1,6 +1,6 @@
 """Megatron-style tensor parallelism: collectives and weight shards per transformer layer.
 
-    python -c "from verify.formulas.tensor_parallel import allreduces_per_layer; print(allreduces_per_layer())"
+    python -c "from verify.formulas.tensor_parallel import *; print(allreduces_per_layer())"
 
 Source: Shoeybi et al., "Megatron-LM" (2019) §3: the MLP's first matrix split by columns and the second
 by rows, attention split by heads with the output projection by rows; the f operator (identity forward,

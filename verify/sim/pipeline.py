@@ -34,7 +34,7 @@ def gpipe_order(p: int, m: int, stage: int) -> list[Op]:
 
 
 def one_f_one_b_order(p: int, m: int, stage: int) -> list[Op]:
-    """Warm-up of min(p − stage − 1, m) forwards, then one forward / one backward, then the remaining backwards."""
+    """Warm-up of min(p − stage − 1, m) forwards, then alternate one forward / one backward, then drain."""
     warm = min(p - stage - 1, m)
     ops: list[Op] = [("F", i) for i in range(warm)]
     for i in range(m - warm):
