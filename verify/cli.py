@@ -41,22 +41,34 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch's DDP/ZeRO/FSDP2 cross-check")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before a hung launch is killed")
     p.add_argument("--batch-per-rank", type=int, default=8)
+    p.add_argument("--timed-steps", type=int, default=2, help="steps timed per variant after warm-up")
     return p.parse_args(argv)
+
+
+def sweep_options(backend: str, dims: list[int], *, variants: tuple[str, ...], batch_per_rank: int = 8,
+                  timed_steps: int = 2, local_rank: int | None = None) -> SweepOptions:
+    """Gloo computes on the CPU; NCCL on "cuda" (the rank's current device, set by the launcher) or, under
+    torchrun, on cuda:<LOCAL_RANK>."""
+    if backend == "nccl" and local_rank is None:
+        device = "cuda"
+    else:
+        device = device_for(backend, local_rank or 0)
+    return SweepOptions(dims=dims, batch_per_rank=batch_per_rank, variants=variants, timed_steps=timed_steps,
+                        device=device)
 
 
 def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), params: int = 1_000_000,
                cards: str | Path = DEFAULT_CARDS, with_torch: bool = True, timeout_s: float = 300.0,
-               batch_per_rank: int = 8, progress: bool = False) -> dict[str, Any]:
+               batch_per_rank: int = 8, timed_steps: int = 2, progress: bool = False) -> dict[str, Any]:
     """Sweep, judge and return the report (the JSON shape of ``--json``)."""
     dims = layer_dims(params)
     variants = (*REFERENCE_STAGES, *(TORCH_IMPLS if with_torch else ()))
-    opts = SweepOptions(dims=dims, batch_per_rank=batch_per_rank, variants=variants)
     env = torchrun_env()
+    opts = sweep_options(backend, dims, variants=variants, batch_per_rank=batch_per_rank,
+                         timed_steps=timed_steps, local_rank=None if env is None else env.local_rank)
     per_world: dict[int, list[list[dict[str, Any]]]] = {}
     t0 = time.perf_counter()
     if env is not None:
-        opts = SweepOptions(dims=dims, batch_per_rank=batch_per_rank, variants=variants,
-                            device=device_for(backend, env.local_rank))
         gathered = run_under_torchrun(sweep_rank, env, args=(opts,), backend=backend, timeout_s=timeout_s)
         if gathered is None:  # not rank 0
             return {}
@@ -126,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     report = run_verify(backend=a.backend, world_sizes=sizes, params=a.params, cards=a.cards,
                         with_torch=not a.no_torch, timeout_s=a.timeout, batch_per_rank=a.batch_per_rank,
-                        progress=sys.stderr.isatty())
+                        timed_steps=a.timed_steps, progress=sys.stderr.isatty())
     if not report:  # a non-zero torchrun rank
         return 0
     if a.json_path:

@@ -101,7 +101,7 @@ def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (
                 results.append(pickle.load(f))
         return results
     except mp.ProcessRaisedException as e:
-        raise RankFailed(f"rank {e.error_index} of {world_size} failed:\n{e}") from None
+        raise RankFailed(_failure_message(ctx.error_files, e.error_index, world_size)) from None
     except mp.ProcessExitedException as e:
         raise RankFailed(f"rank {e.error_index} of {world_size} exited with code {e.exit_code}") from None
     finally:
@@ -110,6 +110,27 @@ def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (
                 os.kill(p.pid, signal.SIGKILL)
             p.join(timeout=5)
         shutil.rmtree(out_dir, ignore_errors=True)
+
+
+_PEER_LOST = ("Connection closed by peer", "remote worker crashing", "Connection reset by peer")
+
+
+def _failure_message(error_files: list[Any], first: int, world_size: int) -> str:
+    """Name the rank that failed first on its own; ranks that only lost a peer come after it."""
+    traces: dict[int, str] = {}
+    for rank, path in enumerate(error_files):
+        if path and os.path.exists(path) and os.path.getsize(path) > 0:
+            with open(path, "rb") as f:
+                traces[rank] = pickle.load(f)
+    if not traces:
+        return f"rank {first} of {world_size} failed"
+    order = sorted(traces, key=lambda r: (any(p in traces[r] for p in _PEER_LOST), r != first, r))
+    root = order[0]
+    msg = f"rank {root} of {world_size} failed:\n{traces[root]}"
+    others = order[1:]
+    if others:
+        msg += f"\n(then rank(s) {', '.join(map(str, others))} failed too, having lost their peer)"
+    return msg
 
 
 def run_under_torchrun(fn: Callable[..., Any], env: TorchrunEnv, *, args: tuple[Any, ...] = (),

@@ -1,6 +1,6 @@
 """The ledger: per-rank model-state memory and per-step communication of DDP and ZeRO-1/2/3, as formulas.
 
-    python -c "from verify.ledger import model_state_bytes; print(model_state_bytes(stage='zero3', psi=7.5e9, n=64))"
+    python -c "from verify.ledger import model_state_bytes as m; print(m(stage='zero3', psi=7.5e9, n=64))"
 
 Pure Python (no torch): the web app imports this module for its computed drills, and the checks in
 ``verify.checks`` compare these numbers with what the meters measure on real ranks.
@@ -97,7 +97,8 @@ def memory_limit_bytes(*, stage: Stage, psi: float, bytes_per_element: int = 2,
 # Payload: the elements one collective carries, counted as the size of the unsharded buffer it works on
 # (all_reduce: the tensor; reduce_scatter: its input; all_gather: its output).
 
-def comm_payload_elements(*, stage: Stage, psi: float, n: int, psi_pad: float | None = None) -> dict[str, float]:
+def comm_payload_elements(*, stage: Stage, psi: float, n: int,
+                          psi_pad: float | None = None) -> dict[str, float]:
     """Elements per step by collective and phase, e.g. {"all_reduce/backward": Ψ} for DDP.
 
     ZeRO-1/2 reduce-scatter the gradients and all-gather the updated parameters; ZeRO-3 all-gathers the
@@ -172,7 +173,7 @@ def comm_time_seconds(*, volume_bytes: float, bandwidth_bits_per_s: float) -> fl
 # ---------------------------------------------------------------- transient memory (ZeRO-3)
 
 def activation_bytes(*, batch: int, dims: list[int], bytes_per_element: int = 2) -> float:
-    """Saved layer inputs and outputs of an MLP with widths ``dims``, and as much again for their gradients."""
+    """Saved layer inputs and outputs of an MLP with widths ``dims``, and as much again for gradients."""
     return 2 * sum(batch * (dims[i] + dims[i + 1]) * bytes_per_element for i in range(len(dims) - 1))
 
 

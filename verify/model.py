@@ -28,7 +28,7 @@ class LayerSpec:
 
 
 def layer_dims(params: int) -> list[int]:
-    """Widths [32, h × 9, 10] (8 hidden h×h layers) with ~``params`` parameters; h ≡ 1 (mod 4) so buffers need padding.
+    """Widths [32, h × 9, 10] (8 hidden h×h layers), ~``params`` parameters; h ≡ 1 (mod 4) so buffers pad.
 
     Layer 0 has 33·h elements (odd), the hidden layers h(h+1) (2 mod 4): Ψ is not a multiple of 2 or 4.
     """
@@ -100,14 +100,14 @@ class LinearFn(torch.autograd.Function):
     """y = relu(x Wᵀ + b) (no relu on the last layer) on an unsharded flat parameter."""
 
     @staticmethod
-    def forward(ctx, flat: torch.Tensor, x: torch.Tensor, spec: LayerSpec) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx, flat: torch.Tensor, x: torch.Tensor, spec: LayerSpec) -> torch.Tensor:
         y = linear_forward(flat, x, spec)
         ctx.save_for_backward(flat, x, y)
         ctx.spec = spec
         return y
 
     @staticmethod
-    def backward(ctx, gy: torch.Tensor):  # type: ignore[override]
+    def backward(ctx, gy: torch.Tensor):
         flat, x, y = ctx.saved_tensors
         gflat, gx = linear_backward(flat, x, y, gy, ctx.spec, ctx.needs_input_grad[1])
         return gflat, gx, None

@@ -19,17 +19,24 @@ from verify import ledger
 from verify.model import layer_specs
 
 TORCH_NOTES = {
-    "torch-ddp": "fp32 parameters are the master weights (4Ψ), fp32 gradients all-reduced in fp32 (payload 4Ψ "
-                 "bytes, twice the paper's fp16), Adam m+v 8Ψ plus a 4-byte step per tensor: 16Ψ total, split "
+    "torch-ddp": "fp32 parameters are the master weights (4Ψ), fp32 gradients all-reduced in fp32 (payload 4Ψ"
+                 " "
+                 "bytes, twice the paper's fp16), Adam m+v 8Ψ plus a 4-byte step per tensor: 16Ψ total, split"
+                 " "
                  "4+4+8 instead of 2+2+12",
-    "torch-zero-redundancy": "keeps DDP's all-reduce of full gradients, then broadcasts every parameter from the "
+    "torch-zero-redundancy": "keeps DDP's all-reduce of full gradients, then broadcasts every parameter from"
+                             " the "
                              "rank that owns it: more communication than DDP, not the same; whole parameters "
                              "per rank, so optimizer shards are uneven",
-    "torch-fsdp2-no-reshard": "reshard_after_forward=False keeps unsharded parameters from forward to backward: "
-                              "no second all-gather (ZeRO-2 traffic), sharded fp32 parameters double as master "
+    "torch-fsdp2-no-reshard": "reshard_after_forward=False keeps unsharded parameters from forward to"
+                              " backward: "
+                              "no second all-gather (ZeRO-2 traffic), sharded fp32 parameters double as"
+                              " master "
                               "weights, gradient shards fp32; pads dim 0 of every parameter",
-    "torch-fsdp2-reshard": "ZeRO-3 traffic (all-gather in forward and in backward, reduce-scatter); sharded fp32 "
-                           "parameters double as master weights, gradient shards fp32 (4Ψ/N), m+v 8Ψ/N: 16Ψ/N "
+    "torch-fsdp2-reshard": "ZeRO-3 traffic (all-gather in forward and in backward, reduce-scatter); sharded"
+                           " fp32 "
+                           "parameters double as master weights, gradient shards fp32 (4Ψ/N), m+v 8Ψ/N: 16Ψ/N"
+                           " "
                            "total split 4+4+8; pads dim 0 of every parameter",
 }
 
@@ -69,7 +76,8 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
         values = [r[key] for r in records]
         return None if any(v is None for v in values) else max(values)
 
-    measured = {k: top(k) for k in ("param_bytes", "grad_bytes", "optim_bytes", "persistent_bytes", "peak_bytes",
+    measured = {k: top(k) for k in ("param_bytes", "grad_bytes", "optim_bytes", "persistent_bytes",
+                                    "peak_bytes",
                                     "peak_bytes_floor", "peak_transient_bytes", "peak_transient_bytes_floor",
                                     "wire_bytes_sent")}
     measured.update({
@@ -96,7 +104,20 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
     else:
         run["predicted_basis"] = "paper (bf16 parameters and gradients, K = 12, no padding)"
         run["note"] = TORCH_NOTES.get(impl, "")
+        run["measured_over_paper"] = _over_paper(run)
     return run
+
+
+def _over_paper(run: dict[str, Any]) -> dict[str, float]:
+    """Measured / paper ratios for a PyTorch run: where it departs from the formulas, and by how much."""
+    me, pr = run["measured"], run["predicted"]
+    out = {k: round(me[k] / pr[k], 3) for k in ("param_bytes", "grad_bytes", "optim_bytes") if pr[k]}
+    out["model_state_bytes"] = round(me["persistent_bytes"] / pr["model_state_bytes"], 3)
+    paid = sum(me["comm_payload_bytes"].values())
+    out["comm_payload_bytes"] = round(paid / sum(pr["comm_payload_bytes"].values()), 3)
+    if me["wire_bytes_sent"] is not None:
+        out["wire_bytes_sent_vs_ring"] = round(me["wire_bytes_sent"] / pr["ring_volume_bytes"], 3)
+    return out
 
 
 def build_runs(per_world: dict[int, list[list[dict[str, Any]]]], dims: list[int],

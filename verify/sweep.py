@@ -35,7 +35,7 @@ class SweepOptions:
     timed_steps: int = 2
     variants: tuple[str, ...] = (*REFERENCE_STAGES, *TORCH_IMPLS)
     device: str = "cpu"
-    peak_samples: int = 4  # profiled forward/backward passes for ZeRO-3's peak
+    peak_samples: int = 8  # profiled forward/backward passes for ZeRO-3 (its peak varies with scheduling)
     keep_master: bool = False  # return rank 0's gathered fp32 master weights of the reference stages
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -47,7 +47,8 @@ def _build(variant: str, cfg: StageConfig) -> Any:
 
 
 def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
-    cfg = StageConfig(dims=opts.dims, dtype=opts.dtype, batch_per_rank=opts.batch_per_rank, device=opts.device)
+    cfg = StageConfig(dims=opts.dims, dtype=opts.dtype, batch_per_rank=opts.batch_per_rank,
+                      device=opts.device)
     st = _build(variant, cfg)
     for _ in range(WARMUP_STEPS):
         st.train_step()
@@ -85,7 +86,8 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
         "rank": dist.get_rank(),
         "steps": steps_done,
         "step_time_s": step_time,
-        "param_bytes": mem["params_bytes"], "grad_bytes": mem["grads_bytes"], "optim_bytes": mem["optim_bytes"],
+        "param_bytes": mem["params_bytes"], "grad_bytes": mem["grads_bytes"],
+        "optim_bytes": mem["optim_bytes"],
         "persistent_bytes": persistent,
         "peak_transient_bytes": max(peaks),  # observed (includes Gloo's late releases)
         "peak_transient_bytes_floor": min(peaks),  # best-scheduled sample: what the algorithm needs

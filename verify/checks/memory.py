@@ -44,7 +44,8 @@ def stage_shards(ev: Evidence) -> Verdict:
     return Verdict("confirmed" if ok else "refuted", pred, meas,
                    "Measured: ZeRO-1 keeps 1/N of the optimizer states, ZeRO-2 also 1/N of the gradients, "
                    "ZeRO-3 also 1/N of the parameters (bytes equal the ledger, padding included)",
-                   "实测：ZeRO-1 只存 1/N 优化器状态，ZeRO-2 再加 1/N 梯度，ZeRO-3 再加 1/N 参数（含填充，与公式逐字节相等）",
+                   "实测：ZeRO-1 只存 1/N 优化器状态，ZeRO-2 再加 1/N 梯度，ZeRO-3 再加 1/N 参数（含填充，与"
+                   "公式逐字节相等）",
                    judged="memory")
 
 
@@ -66,7 +67,8 @@ def ddp_16psi_of_which_12psi_optimizer(ev: Evidence) -> Verdict:
                    {"total_per_param": fmt(total), "optim_per_param": fmt(opt)},
                    "16Ψ is the whole model state and already contains the 12Ψ of optimizer state (not 28Ψ)",
                    "16Ψ 是全部模型状态，其中已含 12Ψ 优化器状态（不是相加为 28Ψ）",
-                   condition="reading '16Ψ + 12Ψ' as 'of which'; mixed-precision Adam, K = 12", judged="memory")
+                   condition="reading '16Ψ + 12Ψ' as 'of which'; mixed-precision Adam, K ="
+                             " 12", judged="memory")
 
 
 def _ddp_total(ev: Evidence, claimed: int) -> Verdict:
@@ -99,7 +101,8 @@ def optimizer_state_12psi_dominant(ev: Evidence) -> Verdict:
     return Verdict("confirmed" if ok else "refuted", {"optim": "12Ψ", "params": "2Ψ"},
                    {"optim": f"{fmt(opt)}Ψ", "params": f"{fmt(par)}Ψ"},
                    f"Optimizer state (master + m + v) measures {fmt(opt)}Ψ, {fmt(opt / par)}× the parameters",
-                   f"优化器状态（master + m + v）实测 {fmt(opt)}Ψ，是参数的 {fmt(opt / par)} 倍", judged="memory")
+                   f"优化器状态（master + m + v）实测 {fmt(opt)}Ψ，是参数的 {fmt(opt / par)} "
+                   f"倍", judged="memory")
 
 
 @check("optimizer_state_16_bytes")
@@ -108,8 +111,10 @@ def optimizer_state_16_bytes(ev: Evidence) -> Verdict:
     opt = _per_param(ev, "ddp", n, "optim_bytes")
     return Verdict("refuted" if opt != 16 else "confirmed", "16 bytes per parameter (m and v)",
                    {"m_plus_v": 8, "master_plus_m_plus_v": fmt(opt)},
-                   f"Adam m and v are 4 + 4 = 8 bytes; with the fp32 master {fmt(opt)}; 16 is the whole model state",
-                   f"Adam 的 m、v 共 8 字节，加 FP32 master 为 {fmt(opt)} 字节；16 字节是全部模型状态", judged="memory")
+                   f"Adam m and v are 4 + 4 = 8 bytes; with the fp32 master {fmt(opt)}; 16 is the whole model"
+                   f" state",
+                   f"Adam 的 m、v 共 8 字节，加 FP32 master 为 {fmt(opt)} 字节；16 字节是全部模型状"
+                   f"态", judged="memory")
 
 
 def _ratio_claim(ev: Evidence, num: str, den: str, claimed: int, key: str | None, limit: str,
@@ -121,7 +126,8 @@ def _ratio_claim(ev: Evidence, num: str, den: str, claimed: int, key: str | None
     return Verdict("conditional", f"{claimed}×", {**meas, "N→∞": limit},
                    f"{what_en} measures {', '.join(f'{v}× at {k}' for k, v in meas.items())}; "
                    f"{claimed}× only {cond_en}" + (f" (hit at N={at[0]})" if at else ""),
-                   f"{what_zh}实测 {', '.join(f'{k} 时 {v} 倍' for k, v in meas.items())}；只有{cond_zh}才是 {claimed} 倍",
+                   f"{what_zh}实测 {', '.join(f'{k} 时 {v} 倍' for k, v in meas.items())}；只有{cond_zh}才是"
+                   f" {claimed} 倍",
                    condition=cond_en, judged="memory")
 
 
@@ -142,7 +148,8 @@ def zero1_memory_4x(ev: Evidence) -> Verdict:
 def zero2_memory_2x(ev: Evidence) -> Verdict:
     return _ratio_claim(ev, "zero1", "zero2", 2, None, "2×",
                         "relative to ZeRO-1 and as N → ∞ (vs DDP the limit is 8×)",
-                        "相对 ZeRO-1 且 N → ∞ 时（相对 DDP 极限为 8 倍）", "Memory cut vs ZeRO-1", "相对 ZeRO-1 的显存缩减")
+                        "相对 ZeRO-1 且 N → ∞ 时（相对 DDP 极限为 8 倍"
+                        "）", "Memory cut vs ZeRO-1", "相对 ZeRO-1 的显存缩减")
 
 
 def _formula(ev: Evidence, stage: str, formula: str) -> Verdict:
@@ -201,11 +208,12 @@ def zero3_memory_16psi_over_n(ev: Evidence) -> Verdict:
 @check("example_256gb_for_16b")
 def example_256gb_for_16b(ev: Evidence) -> Verdict:
     per_param = _per_param(ev, "ddp", ev.world_sizes[0])
-    got = per_param * 16 * 10**9
+    got = float(per_param * 16 * 10**9)
     pred = ledger.model_state_bytes(stage="ddp", psi=16e9, n=1)
     ok = got == pred == 256e9
     return Verdict("confirmed" if ok else "refuted", "256 GB", f"{fmt(got / 1e9)} GB",
                    f"{fmt(per_param)} measured bytes/parameter × 16e9 = {fmt(got / 1e9)} GB (decimal; "
                    f"{got / 2**30:.1f} GiB)",
-                   f"实测每参数 {fmt(per_param)} 字节 × 16e9 = {fmt(got / 1e9)} GB（十进制，{got / 2**30:.1f} GiB）",
+                   f"实测每参数 {fmt(per_param)} 字节 × 16e9 = {fmt(got / 1e9)} GB（十进制，{got / 2**30:.1f}"
+                   f" GiB）",
                    condition="GB = 10^9 bytes", judged="arithmetic")

@@ -24,7 +24,8 @@ class Verdict:
     reason_en: str
     reason_zh: str
     condition: str = ""
-    judged: str = "algorithmic"  # "algorithmic" (payloads → ideal ring), "wire" (socket bytes), "memory", "arithmetic"
+    # "algorithmic" (payloads → ideal ring), "wire" (socket bytes), "memory", "arithmetic", "none"
+    judged: str = "algorithmic"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -49,7 +50,11 @@ class Evidence:
 
     @property
     def world_sizes(self) -> list[int]:
-        return sorted({r["world_size"] for r in self.runs})
+        """World sizes with runs; raises when there are none (an empty ``all()`` must not confirm)."""
+        sizes = sorted({r["world_size"] for r in self.runs})
+        if not sizes:
+            raise MissingEvidence("no runs: nothing was measured")
+        return sizes
 
     def run(self, stage: str, n: int, impl: str = "reference") -> dict[str, Any]:
         for r in self.runs:
@@ -67,10 +72,12 @@ class Evidence:
     def ring_per_element(self, stage: str, n: int, impl: str = "reference", elem_bytes: int = 2) -> Fraction:
         """Ideal-ring volume per rank from the *measured* payloads, in units of the run's Ψ_pad elements."""
         run = self.run(stage, n, impl)
-        sent = sum(Fraction(RING.get(k, 1) * (n - 1), n) * b for k, b in run["measured"]["comm_payload_bytes"].items())
+        payload = run["measured"]["comm_payload_bytes"]
+        sent = sum(Fraction(RING.get(k, 1) * (n - 1), n) * b for k, b in payload.items())
         return sent / (elem_bytes * run["psi_padded"])
 
-    def wire_per_element(self, stage: str, n: int, impl: str = "reference", elem_bytes: int = 2) -> float | None:
+    def wire_per_element(self, stage: str, n: int, impl: str = "reference",
+                         elem_bytes: int = 2) -> float | None:
         run = self.run(stage, n, impl)
         w = run["measured"]["wire_bytes_sent"]
         return None if w is None else w / (elem_bytes * run["psi_padded"])

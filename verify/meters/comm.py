@@ -62,7 +62,7 @@ class CommMeter(TorchDispatchMode):
         self.calls: Counter[str] = Counter()
         self.group_sizes: set[int] = set()
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         if func.namespace == "c10d":
             name = func.__name__.split(".")[0]
             kind, arg = _OPS.get(name, (name, -1))

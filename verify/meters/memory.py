@@ -46,7 +46,7 @@ def cpu_peak_bytes(fn: Callable[[], object]) -> int:
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         fn()
     events = sorted((e.start_ns(), e.nbytes())
-                    for e in prof.profiler.kineto_results.events()  # type: ignore[union-attr]
+                    for e in prof.profiler.kineto_results.events()
                     if e.name() == "[memory]")
     running = peak = 0
     for _, size in events:

@@ -1,4 +1,4 @@
-"""Reference implementations, one stage per file: ddp, zero1, zero2, zero3 (plus PyTorch's own in torch_impls).
+"""Reference implementations, one stage per file: ddp, zero1, zero2, zero3 (PyTorch's own: torch_impls).
 
     python -m verify --world-sizes 2,4
 

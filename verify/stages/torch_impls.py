@@ -16,8 +16,17 @@ ZeroRedundancyOptimizer keeps DDP's all-reduce then broadcasts each parameter fr
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 import torch.distributed as dist
+
+with warnings.catch_warnings():
+    # torch.distributed.optim's functional optimizers still use torch.jit.script / torch.jit.interface,
+    # deprecated in torch 2.13; the warning is about PyTorch's code, not ours.
+    warnings.filterwarnings("ignore", message=r".*torch\.jit\.\w+.* is deprecated",
+                            category=DeprecationWarning)
+    from torch.distributed.optim import ZeroRedundancyOptimizer
 
 from verify.meters.comm import phase
 from verify.model import MLP, local_batch, mse
@@ -36,7 +45,6 @@ class TorchImpl:
 
     def __init__(self, impl: str, cfg: StageConfig) -> None:
         from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-        from torch.distributed.optim import ZeroRedundancyOptimizer
         from torch.nn.parallel import DistributedDataParallel
 
         self.impl, self.name, self.cfg = impl, TORCH_IMPLS[impl], cfg
@@ -86,11 +94,11 @@ class TorchImpl:
         return getattr(self.optim, "optim", self.optim)  # ZeroRedundancyOptimizer wraps a local Adam
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:
-        params = list(self.module.parameters())
+        params: list[torch.Tensor] = list(self.module.parameters())
         optim = [t for st in self._local_optim().state.values() for t in st.values()
                  if isinstance(t, torch.Tensor)]
         return {"params": params, "grads": [p.grad for p in params if p.grad is not None], "optim": optim}
 
     def param_numel_local(self) -> int:
-        """Elements of parameters this rank owns the optimizer state for (uneven for ZeroRedundancyOptimizer)."""
+        """Elements this rank keeps optimizer state for (uneven for ZeroRedundancyOptimizer)."""
         return sum(p.numel() for g in self._local_optim().param_groups for p in g["params"])

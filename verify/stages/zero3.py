@@ -33,7 +33,7 @@ class GatheredLinear(torch.autograd.Function):
     """One layer on a sharded parameter: gather → compute → free, in forward and again in backward."""
 
     @staticmethod
-    def forward(ctx, shard: torch.Tensor, x: torch.Tensor, spec: LayerSpec,  # type: ignore[override]
+    def forward(ctx, shard: torch.Tensor, x: torch.Tensor, spec: LayerSpec,
                 world: int) -> torch.Tensor:
         with phase("forward"):
             full = all_gather_layer(shard, world)
@@ -44,7 +44,7 @@ class GatheredLinear(torch.autograd.Function):
         return y
 
     @staticmethod
-    def backward(ctx, gy: torch.Tensor):  # type: ignore[override]
+    def backward(ctx, gy: torch.Tensor):
         shard, x, y = ctx.saved_tensors
         with phase("backward"):
             full = all_gather_layer(shard, ctx.world)
@@ -52,7 +52,7 @@ class GatheredLinear(torch.autograd.Function):
             del full
             grad_shard = torch.empty_like(shard)
             dist.reduce_scatter_single(grad_shard, gfull)  # sum over ranks of this rank's slice
-            wait_until_released(gfull)
+            wait_until_released(grad_shard)  # the work holds its output and its clone of gfull
             del gfull
         return grad_shard, gx, None, None
 

@@ -1,0 +1,99 @@
+"""Card claims: parsing, registry coverage, and one verdict test per seed claim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verify.checks import CHECKS, Evidence, run_check
+from verify.claims import CardFormatError, parse_claims, read_cards
+from verify.ledger import STAGES
+
+SEED_VERDICTS = {
+    "summary-what-each-stage-shards": "confirmed",
+    "summary-memory-decreases": "confirmed",
+    "summary-comm-increases-each-stage": "refuted",
+    "insight-16psi-with-12psi-optimizer": "confirmed",
+    "zero1-optimizer-state-4x": "conditional",
+    "zero1-memory-4x": "conditional",
+    "zero1-optimizer-state-16-bytes": "refuted",
+    "zero1-zero-extra-communication": "confirmed",
+    "zero2-reduce-scatter-keeps-partition": "confirmed",
+    "zero2-memory-2x": "conditional",
+    "zero3-gather-per-layer-and-free": "confirmed",
+    "zero3-all-gather-more-communication": "confirmed",
+    "zh-total-14psi": "refuted",
+    "en-total-16psi": "confirmed",
+    "optimizer-state-12psi-dominant": "confirmed",
+    "example-256gb-16b": "confirmed",
+    "zero1-optimizer-12psi-over-n": "confirmed",
+    "zero1-memory-formula": "confirmed",
+    "zero1-comm-same-as-ddp": "confirmed",
+    "zero2-grad-over-n": "confirmed",
+    "zero2-memory-formula": "confirmed",
+    "zh-zero2-comm-slightly-more": "refuted",
+    "en-zero2-comm-identical-2psi": "conditional",
+    "zero3-params-psi-over-n": "confirmed",
+    "zh-zero3-memory-14psi-over-n": "refuted",
+    "en-zero3-memory-16psi-over-n": "confirmed",
+    "zh-zero3-discard-after-backward": "refuted",
+    "zero3-second-all-gather-in-backward": "confirmed",
+    "zero3-comm-1-5x": "confirmed",
+    "fsdp-equivalent-to-zero3": "conditional",
+    "zero3-prefetch-overlap": "unverifiable",
+    "zh-interview-14psi": "refuted",
+    "zero12-no-additional-traffic": "confirmed",
+    "zero3-50pct-more-communication": "confirmed",
+    "zero3-without-tp-needs-fast-interconnect": "unverifiable",
+    "zh-pitfall-zero-not-free": "confirmed",
+    "zh-pitfall-optimizer-dominant": "confirmed",
+    "zero3-10gbps-90pct-comm-bound": "unverifiable",
+    "zero1-identical-to-pytorch-ddp": "conditional",
+    "followup-zero3-50pct": "confirmed",
+}
+
+
+def test_seed_card_claims_are_complete_and_registered(cards_dir: Path) -> None:
+    claims = read_cards(cards_dir)
+    assert {c.claim_id for c in claims} == set(SEED_VERDICTS)
+    assert all(c.check in CHECKS for c in claims)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("claim_id", sorted(SEED_VERDICTS))
+def test_seed_claim_verdict(report: dict[str, Any], claim_id: str) -> None:
+    c = next(c for c in report["claims"] if c["claim_id"] == claim_id)
+    assert c["verdict"] == SEED_VERDICTS[claim_id], c["reason_en"]
+    assert c["reason_en"] and c["reason_zh"]
+    if c["verdict"] == "conditional":
+        assert c["condition"]
+
+
+def test_missing_and_failing_checks_are_never_confirmed() -> None:
+    ev = Evidence(runs=[])
+    assert run_check("no_such_check", ev).verdict == "missing-check"
+    v = run_check("zero1_comm_same_as_ddp", ev)  # no runs at all: the check raises
+    assert v.verdict == "error" and "zero1_comm_same_as_ddp" in v.reason_en
+    assert all(run_check(k, ev).verdict in ("error", "unverifiable") for k in CHECKS)
+
+
+def test_parse_claims_rejects_malformed_cards() -> None:
+    good = ("---\nslug: s\nclaims:\n  - id: a-b\n    text: {zh: '', en: x}\n    check: c\n"
+            "    section: summary\n---\n")
+    assert parse_claims(good)[0].claim_id == "a-b"
+    with pytest.raises(CardFormatError, match="must start with '---' at byte 0"):
+        parse_claims("\n" + good)
+    with pytest.raises(CardFormatError, match="duplicate id 'a-b'"):
+        parse_claims(good.replace("---\n", "", 1).join(["---\n", ""]).replace(
+            "claims:\n", "claims:\n  - id: a-b\n    text: {en: y}\n    check: c\n    section: summary\n"))
+    with pytest.raises(CardFormatError, match="section 'intro' not in"):
+        parse_claims(good.replace("section: summary", "section: intro"))
+    with pytest.raises(CardFormatError, match="id 'A_B' is not kebab-case"):
+        parse_claims(good.replace("id: a-b", "id: A_B"))
+
+
+def test_stage_names_match_ledger() -> None:
+    assert STAGES == ("ddp", "zero1", "zero2", "zero3")

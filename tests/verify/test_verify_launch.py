@@ -1,0 +1,98 @@
+"""Launcher: backend/device/start-method selection (incl. NCCL paths on CPU) and failing or hung ranks."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from verify import cli
+from verify.launch import (
+    RankFailed,
+    RankTimeout,
+    TorchrunEnv,
+    device_for,
+    launch,
+    start_method_for,
+    torchrun_env,
+)
+
+
+def test_backend_selection() -> None:
+    assert start_method_for("gloo") == "fork"
+    assert start_method_for("nccl") == "spawn"
+    assert device_for("gloo", 3) == "cpu"
+    assert device_for("nccl", 3) == "cuda:3"
+    with pytest.raises(ValueError, match="unknown backend 'mpi'"):
+        start_method_for("mpi")
+
+
+def test_torchrun_env_detection() -> None:
+    env = {"RANK": "5", "WORLD_SIZE": "16", "LOCAL_RANK": "1", "MASTER_ADDR": "h", "MASTER_PORT": "29500"}
+    assert torchrun_env(env) == TorchrunEnv(rank=5, world_size=16, local_rank=1)
+    assert torchrun_env({"RANK": "0"}) is None
+
+
+def test_nccl_without_cuda_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--backend", "nccl"]) == 2
+    assert "needs CUDA" in capsys.readouterr().err
+
+
+def _rank_pid() -> int:
+    return os.getpid()
+
+
+def _fail_on_rank_1() -> None:
+    if dist.get_rank() == 1:
+        raise RuntimeError("boom on rank 1")
+    dist.barrier()  # rank 0 waits for a peer that is gone
+
+
+def _hang() -> None:
+    time.sleep(600)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_launch_returns_rank_results() -> None:
+    pids = launch(_rank_pid, 2, timeout_s=30)
+    assert len(set(pids)) == 2 and all(_gone(p) for p in pids)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_failing_rank_ends_run_with_clear_error() -> None:
+    t = time.monotonic()
+    with pytest.raises(RankFailed, match=r"rank 1 of 3 failed(.|\n)*boom on rank 1"):
+        launch(_fail_on_rank_1, 3, timeout_s=30)
+    assert time.monotonic() - t < 25
+    assert mp.active_children() == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_hung_rank_is_killed_after_timeout() -> None:
+    t = time.monotonic()
+    with pytest.raises(RankTimeout, match="did not finish within 3 s"):
+        launch(_hang, 2, timeout_s=3)
+    assert time.monotonic() - t < 10
+    assert mp.active_children() == []
+
+
+def test_sweep_device_per_backend() -> None:
+    dims = [32, 9, 10]
+    assert cli.sweep_options("gloo", dims, variants=("ddp",)).device == "cpu"
+    assert cli.sweep_options("nccl", dims, variants=("ddp",)).device == "cuda"  # launcher set_device(rank)
+    assert cli.sweep_options("nccl", dims, variants=("ddp",), local_rank=3).device == "cuda:3"  # torchrun
+    assert cli.sweep_options("gloo", dims, variants=("ddp",), local_rank=3).device == "cpu"
