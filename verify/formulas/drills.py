@@ -80,11 +80,11 @@ DRILLS: dict[str, Drill] = {
         Drill(
             "reduce-scatter-send",
             "collectives",
-            {"m_gb": (1, 2, 4), "n": (2, 4, 8), "backend": ("an ideal ring", "Gloo")},
+            {"m_gb": (1, 2, 4), "n": (2, 4, 8), "backend": ("ideal ring", "Gloo")},
             _rs_gb,
             "GB",
-            "reduce-scatter of a {m_gb} GB input over N = {n} ranks with {backend}: GB each rank sends?",
-            "{backend} 上对 {m_gb} GB 的输入在 N = {n} 个 rank 间做 reduce-scatter：每个 rank 发送多少 GB？",
+            "reduce-scatter ({backend}) of a {m_gb} GB input over N = {n} ranks: GB each rank sends?",
+            "对 {m_gb} GB 的输入在 N = {n} 个 rank 间做 reduce-scatter（{backend}）：每个 rank 发送多少 GB？",
         ),
         Drill(
             "model-state-gb",
