@@ -17,3 +17,11 @@ from verify.checks import (  # noqa: F401  (register checks)
     pipeline,
     tensor_parallel,
 )
+from verify.checks.registry import CHECKS
+
+_MODULES = (checkpointing, collectives, ddp_buckets, fsdp2_modes, mixed_precision, offload, pipeline,
+            tensor_parallel)
+
+# These checks run their own probes (Gloo ranks, profiler, simulators) instead of reading the ZeRO
+# sweep's evidence, so they give verdicts even when the sweep produced no runs.
+STARTER_CHECKS = frozenset(k for k, fn in CHECKS.items() if fn.__module__ in {m.__name__ for m in _MODULES})
