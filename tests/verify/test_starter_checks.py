@@ -46,9 +46,8 @@ CALCULATED = {
     "checkpoint_compute_overhead",
     "selective_recompute_saving",
     "tp_comm_example",
-    "pipeline_interleaved_bubble",
 }
-SIMULATED = {"ring_allreduce_schedule", "pipeline_bubble", "pipeline_inflight"}
+SIMULATED = {"ring_allreduce_schedule", "pipeline_bubble", "pipeline_inflight", "pipeline_interleaved_bubble"}
 
 CLAIMS = [c for c in read_cards(CARDS) if c.card in STARTER]
 EVIDENCE = Evidence(runs=[])  # the starter checks run their own probes; the ZeRO sweep is not needed

@@ -108,3 +108,11 @@ def test_bubble_known_values() -> None:
     assert pipeline.bubble_fraction(p=4, m=8) == pytest.approx(3 / 11)
     assert pipeline.bubble_over_ideal(p=4, m=8) == 0.375
     assert pipeline.bubble_over_ideal(p=4, m=8, v=2) == 0.1875
+
+
+@pytest.mark.parametrize(("p", "m", "v"), [(4, 8, 2), (4, 8, 4), (3, 9, 3)])
+def test_interleaved_simulator_matches_narayanan(p: int, m: int, v: int) -> None:
+    run = simulate("interleaved", p=p, m=m, v=v)
+    assert run.bubble_over_ideal == pytest.approx(pipeline.bubble_over_ideal(p=p, m=m, v=v))
+    with pytest.raises(ValueError, match="multiple of p"):
+        simulate("interleaved", p=p, m=m + 1, v=v)

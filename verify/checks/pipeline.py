@@ -6,7 +6,7 @@ python -m verify   # judges the pipeline-parallelism card
 from __future__ import annotations
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import calculated, close, judged_verdict
+from verify.checks.starter_common import close, judged_verdict
 from verify.formulas import pipeline as F
 from verify.sim.pipeline import simulate
 
@@ -83,14 +83,26 @@ def pipeline_inflight(ev: Evidence) -> Verdict:
 
 @check("pipeline_interleaved_bubble")
 def pipeline_interleaved_bubble(ev: Evidence) -> Verdict:
-    got = {f"v={v}": F.bubble_over_ideal(p=4, m=8, v=v) for v in (1, 2, 4)}
-    card = {"v=1": 3 / 8, "v=2": 3 / 16, "v=4": 3 / 32}
-    return calculated(
-        all(close(got[k], v) for k, v in card.items()),
-        card,
-        got,
-        "(p − 1)/(v·m) at p = 4, m = 8; the interleaved schedule itself is not simulated here, so the "
-        "formula is Narayanan et al.'s, not ours",
-        "p = 4、m = 8 时 (p − 1)/(v·m)；此处未模拟交错调度，公式取自 Narayanan 等",
-        condition="Narayanan et al.'s analysis of interleaved 1F1B; m a multiple of p",
+    pred, meas, ok = {}, {}, True
+    for p, m, v in ((4, 8, 2), (4, 8, 4), (2, 4, 2), (8, 16, 2), (3, 9, 3)):
+        run = simulate("interleaved", p=p, m=m, v=v)
+        # transfers: a forward whose input comes from the previous stage (on another device), per micro-batch
+        sends = sum(1 for tl in run.timeline for (kind, s, _i), _b, _e in tl if kind == "F" and s > 0) / m
+        key = f"p={p} m={m} v={v}"
+        pred[key] = {"bubble_over_ideal": F.bubble_over_ideal(p=p, m=m, v=v), "transfers": p * v - 1}
+        meas[key] = {"bubble_over_ideal": run.bubble_over_ideal, "transfers": sends}
+        plain = simulate("1f1b", p=p, m=m)
+        ok = ok and close(run.bubble_over_ideal, pred[key]["bubble_over_ideal"]) and sends == p * v - 1
+        ok = ok and close(plain.bubble_over_ideal, F.bubble_over_ideal(p=p, m=m))
+    return judged_verdict(
+        ok,
+        pred,
+        meas,
+        "Megatron's interleaved 1F1B, run op by op, idles (p − 1)/(v·m) of the ideal time (1F1B: (p − 1)/m), "
+        "with p·v − 1 forward transfers per micro-batch instead of p − 1",
+        "逐个操作模拟 Megatron 的交错式 1F1B：空闲为理想时间的 (p − 1)/(v·m)（1F1B 为 (p − 1)/m），"
+        "每个 micro-batch 的前向传输为 p·v − 1 次而非 p − 1 次",
+        method="simulated",
+        judged="simulated",
+        condition="m a multiple of p, equal stages, t_b = 2t_f, no transfer time",
     )
