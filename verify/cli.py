@@ -20,7 +20,7 @@ import torch
 
 from verify.checks import Evidence, judge
 from verify.claims import read_cards
-from verify.launch import device_for, launch, run_under_torchrun, torchrun_env
+from verify.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.meters.comm import warm_up
 from verify.model import layer_dims
 from verify.report import build_runs, write_json
@@ -130,15 +130,27 @@ def print_summary(report: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m verify`` (and, later, ``proofdeck verify``); returns an exit code."""
+    """Entry point of ``python -m verify`` (and, later, ``proofdeck verify``).
+
+    Exit codes: 0 every claim judged; 1 some claim is ``error`` / ``missing-check``; 2 bad environment;
+    3 a rank crashed or the run timed out (message on stderr, no ranks left running).
+    """
     a = parse_args(argv)
     sizes = tuple(int(s) for s in a.world_sizes.split(",") if s.strip())
+    if not sizes or min(sizes) < 2:
+        print(f"error: --world-sizes needs values >= 2 (communication volumes vanish at N = 1), got {sizes}",
+              file=sys.stderr)
+        return 2
     if a.backend == "nccl" and not torch.cuda.is_available():
         print("error: --backend nccl needs CUDA; this machine has none", file=sys.stderr)
         return 2
-    report = run_verify(backend=a.backend, world_sizes=sizes, params=a.params, cards=a.cards,
-                        with_torch=not a.no_torch, timeout_s=a.timeout, batch_per_rank=a.batch_per_rank,
-                        timed_steps=a.timed_steps, progress=sys.stderr.isatty())
+    try:
+        report = run_verify(backend=a.backend, world_sizes=sizes, params=a.params, cards=a.cards,
+                            with_torch=not a.no_torch, timeout_s=a.timeout, batch_per_rank=a.batch_per_rank,
+                            timed_steps=a.timed_steps, progress=sys.stderr.isatty())
+    except (RankFailed, RankTimeout) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 3
     if not report:  # a non-zero torchrun rank
         return 0
     if a.json_path:

@@ -18,26 +18,32 @@ from typing import Any
 from verify import ledger
 from verify.model import layer_specs
 
-TORCH_NOTES = {
-    "torch-ddp": "fp32 parameters are the master weights (4Ψ), fp32 gradients all-reduced in fp32 (payload 4Ψ"
-                 " "
-                 "bytes, twice the paper's fp16), Adam m+v 8Ψ plus a 4-byte step per tensor: 16Ψ total, split"
-                 " "
-                 "4+4+8 instead of 2+2+12",
-    "torch-zero-redundancy": "keeps DDP's all-reduce of full gradients, then broadcasts every parameter from"
-                             " the "
-                             "rank that owns it: more communication than DDP, not the same; whole parameters "
-                             "per rank, so optimizer shards are uneven",
-    "torch-fsdp2-no-reshard": "reshard_after_forward=False keeps unsharded parameters from forward to"
-                              " backward: "
-                              "no second all-gather (ZeRO-2 traffic), sharded fp32 parameters double as"
-                              " master "
-                              "weights, gradient shards fp32; pads dim 0 of every parameter",
-    "torch-fsdp2-reshard": "ZeRO-3 traffic (all-gather in forward and in backward, reduce-scatter); sharded"
-                           " fp32 "
-                           "parameters double as master weights, gradient shards fp32 (4Ψ/N), m+v 8Ψ/N: 16Ψ/N"
-                           " "
-                           "total split 4+4+8; pads dim 0 of every parameter",
+TORCH_NOTES = {  # where PyTorch's implementation departs from the paper's formulas, and why
+    "torch-ddp": (
+        "fp32 parameters are the master weights (4Ψ), fp32 gradients all-reduced in fp32 (payload 4Ψ bytes, "
+        "twice the paper's fp16), Adam m+v 8Ψ plus a 4-byte step per tensor: 16Ψ total, split 4+4+8 "
+        "instead of 2+2+12"),
+    "torch-zero-redundancy": (
+        "keeps DDP's all-reduce of full gradients, then broadcasts every parameter from the rank that owns "
+        "it: more communication than DDP, not the same; whole parameters per rank, so optimizer shards "
+        "are uneven"),
+    "torch-fsdp2-no-reshard": (
+        "reshard_after_forward=False keeps unsharded parameters from forward to backward: no second "
+        "all-gather (ZeRO-2 traffic), but parameters are sharded between steps (not ZeRO-2's 2Ψ); sharded "
+        "fp32 parameters double as master weights, gradient shards fp32; pads dim 0 of every parameter"),
+    "torch-fsdp2-reshard": (
+        "ZeRO-3 traffic (all-gather in forward and in backward, reduce-scatter); sharded fp32 parameters "
+        "double as master weights, gradient shards fp32 (4Ψ/N), m+v 8Ψ/N: 16Ψ/N total split 4+4+8; pads "
+        "dim 0 of every parameter"),
+}
+
+TRANSIENTS = {  # what the forward/backward peak holds above the persistent bytes, and why
+    "ddp": "activations + one layer's fresh gradient (autograd adds it into .grad) + Gloo's buffers",
+    "zero1": "activations + one layer's fresh gradient; reduce-scatter and all-gather run in the step",
+    "zero2": ("activations + one layer's unsharded gradient until its reduce-scatter + Gloo's full-size "
+              "clone of it (the worker thread may free earlier layers' clones late)"),
+    "zero3": ("activations + one layer's unsharded parameter (forward) or unsharded gradient + gradient "
+              "shard (backward) + Gloo's full-size temporaries; bound: zero3_transient_bound_bytes"),
 }
 
 
@@ -101,6 +107,7 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
         run["predicted"]["zero3_transient_bound_bytes"] = ledger.zero3_transient_bound_bytes(
             max_layer_numel_pad=max_layer, n=n, activation_bytes=act)
         run["predicted"]["unsharded_model_bytes"] = 2 * pad
+        run["transient"] = TRANSIENTS[stage]
     else:
         run["predicted_basis"] = "paper (bf16 parameters and gradients, K = 12, no padding)"
         run["note"] = TORCH_NOTES.get(impl, "")

@@ -10,6 +10,7 @@ plain dict per rank; ``verify.report`` merges ranks and adds the ledger's predic
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,12 +53,14 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     st = _build(variant, cfg)
     for _ in range(WARMUP_STEPS):
         st.train_step()
-    dist.barrier()
-    t0 = time.perf_counter()
-    for _ in range(opts.timed_steps):
+    times = []
+    for _ in range(opts.timed_steps):  # median of barrier-to-barrier steps: robust to a noisy 2-core box
+        dist.barrier()
+        t0 = time.perf_counter()
         st.train_step()
-    dist.barrier()
-    step_time = (time.perf_counter() - t0) / max(opts.timed_steps, 1)
+        dist.barrier()
+        times.append(time.perf_counter() - t0)
+    step_time = statistics.median(times) if times else 0.0
 
     sent_before = wire.sent_bytes()
     with CommMeter() as meter:

@@ -99,3 +99,13 @@ def test_parse_claims_rejects_malformed_cards() -> None:
 
 def test_stage_names_match_ledger() -> None:
     assert STAGES == ("ddp", "zero1", "zero2", "zero3")
+
+
+def test_app_side_modules_do_not_import_torch() -> None:
+    # the web app imports the ledger (drills) and may re-judge stored runs; it never imports torch
+    import subprocess
+    import sys
+
+    code = "import sys, verify.ledger, verify.claims, verify.checks; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -96,3 +96,23 @@ def test_sweep_device_per_backend() -> None:
     assert cli.sweep_options("nccl", dims, variants=("ddp",)).device == "cuda"  # launcher set_device(rank)
     assert cli.sweep_options("nccl", dims, variants=("ddp",), local_rank=3).device == "cuda:3"  # torchrun
     assert cli.sweep_options("gloo", dims, variants=("ddp",), local_rank=3).device == "cpu"
+
+
+def _crashing_sweep(opts: object) -> None:
+    raise RuntimeError("rank blew up mid-sweep")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(60)
+def test_cli_reports_a_crashed_rank(monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(cli, "sweep_rank", _crashing_sweep)
+    assert cli.main(["--world-sizes", "2", "--params", "20000", "--no-torch"]) == 3
+    err = capsys.readouterr().err
+    assert "error: rank" in err and "of 2 failed" in err and "rank blew up mid-sweep" in err
+    assert mp.active_children() == []
+
+
+def test_world_size_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--world-sizes", "1,2"]) == 2
+    assert "needs values >= 2" in capsys.readouterr().err

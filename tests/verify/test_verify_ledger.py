@@ -1,6 +1,8 @@
 """Known values of the ledger: ZeRO paper Figure 1, padding, ring volumes."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from verify import ledger
 
@@ -67,3 +69,14 @@ def test_ledger_has_no_torch_import() -> None:
              for a in getattr(node, "names", [])}
     mods = {getattr(node, "module", None) for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "torch" not in names and "torch" not in mods
+
+
+@given(sizes=st.lists(st.integers(1, 10_000), min_size=1, max_size=8), n=st.integers(1, 64))
+def test_sharded_state_is_sixteen_psi_pad_over_n(sizes: list[int], n: int) -> None:
+    psi, pad = sum(sizes), ledger.padded_numel(sizes=sizes, n=n)
+    assert pad % n == 0 and psi <= pad < psi + n * len(sizes)
+    assert ledger.model_state_bytes(stage="zero3", psi=psi, n=n, psi_pad=pad) * n == 16 * pad
+    assert ledger.model_state_bytes(stage="ddp", psi=psi, n=n, psi_pad=pad) == 16 * psi
+    ring = {s: ledger.ring_volume_elements(stage=s, psi=psi, n=n, psi_pad=pad) for s in ledger.STAGES}
+    assert ring["zero1"] == ring["zero2"] == pytest.approx(ring["ddp"] * pad / psi)
+    assert ring["zero3"] == pytest.approx(1.5 * ring["zero1"])

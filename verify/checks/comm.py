@@ -43,8 +43,7 @@ def comm_increases_each_stage(ev: Evidence) -> Verdict:
                    {"ring_per_psi": ring, "gloo_wire_per_psi": wire},
                    "ZeRO-1 and ZeRO-2 move exactly DDP's volume, 2(N−1)/N·Ψ; only ZeRO-3 adds (3(N−1)/N·Ψ)",
                    "ZeRO-1、ZeRO-2 的通信量与 DDP 完全相同（2(N−1)/N·Ψ），只有 ZeRO-3 增加（3(N−1)/N·Ψ）",
-                   condition="ideal ring; on Gloo's wire ZeRO-1 = ZeRO-2 = 1.5× DDP, still not stage by"
-                             " stage")
+                   condition="ideal ring; on Gloo's wire ZeRO-1 = ZeRO-2 = 1.5× DDP: still not by stage")
 
 
 def _same_as_ddp(ev: Evidence, stages: tuple[str, ...], en: str, zh: str) -> Verdict:
@@ -53,9 +52,9 @@ def _same_as_ddp(ev: Evidence, stages: tuple[str, ...], en: str, zh: str) -> Ver
     wire_r = {f"N={n}": {s: _wire_ratio(ev, s, "ddp", n) for s in stages} for n in ev.world_sizes}
     return Verdict("confirmed" if same else "refuted", {"ratio_to_ddp": 1},
                    {"ring_per_psi": ring, "gloo_wire_ratio_to_ddp": wire_r},
-                   en, zh, condition="ideal ring collectives (e.g. NCCL); on Gloo's wire reduce-scatter costs"
-                                     " "
-                   "a full all-reduce, so ZeRO-1/2 send 1.5× DDP")
+                   en, zh,
+                   condition="ideal ring collectives (e.g. NCCL); on Gloo's wire reduce-scatter costs a full "
+                             "all-reduce, so ZeRO-1/2 send 1.5× DDP")
 
 
 @check("zero1_comm_same_as_ddp")
@@ -79,8 +78,8 @@ def zero2_comm_slightly_more(ev: Evidence) -> Verdict:
     more = any(_ratio(ev, "zero2", "zero1", n) > 1 for n in ev.world_sizes)
     return Verdict("confirmed" if more else "refuted", "> 1× ZeRO-1",
                    {"ring_ratio_to_zero1": r, "gloo_wire_ratio_to_zero1": w},
-                   "ZeRO-2 sends exactly what ZeRO-1 and DDP send (the reduce-scatter only moves into"
-                   " backward)",
+                   "ZeRO-2 sends exactly what ZeRO-1 and DDP send (the reduce-scatter only moves into "
+                   "backward)",
                    "ZeRO-2 的通信量与 ZeRO-1、DDP 完全相同（只是 reduce-scatter 挪到了反向传播中），并不增加")
 
 
@@ -135,13 +134,11 @@ def zero3_gather_per_layer_and_free(ev: Evidence) -> Verdict:
         ok = ok and calls.get("all_gather/forward") == layers == calls.get("all_gather/backward")
         ok = ok and me["peak_transient_bytes_floor"] <= pr["zero3_transient_bound_bytes"]
     return Verdict("confirmed" if ok else "refuted", pred, meas,
-                   "One all-gather per layer in forward and again in backward; the transient peak stays"
-                   " within "
-                   "one layer's buffers (+ Gloo temporaries), never the whole unsharded model",
+                   "One all-gather per layer in forward and again in backward; the transient peak stays "
+                   "within one layer's buffers (+ Gloo temporaries), never the whole unsharded model",
                    "前向每层一次 all-gather、反向再一次；瞬时峰值只多出单层缓冲（加 Gloo 临时区），从不持有整"
                    "个未分片模型",
-                   condition="peak floor over profiled passes; Gloo's worker thread may free temporaries"
-                             " late",
+                   condition="peak floor over profiled passes; Gloo may free temporaries late",
                    judged="algorithmic+memory")
 
 
@@ -152,7 +149,7 @@ def zero3_10gbps_comm_bound(ev: Evidence) -> Verdict:
     t = ledger.comm_time_seconds(volume_bytes=vol, bandwidth_bits_per_s=10e9)
     return Verdict("unverifiable", {"zero3_comm_s_per_step_7.5B_N64_10Gbps": round(t, 1)}, None,
                    f"Only arithmetic: {vol / 1e9:.1f} GB per rank per step is {t:.0f} s at 10 Gbps; the 90% "
-                   "share depends on compute time, batch size and overlap, none of which the card fixes",
+                   f"share depends on compute time, batch size and overlap, none of which the card fixes",
                    f"只能算术：每卡每步 {vol / 1e9:.1f} GB，10 Gbps 下约 {t:.0f} 秒；90% 取决于计算时间、批大"
                    f"小与重叠，卡片未给出",
                    judged="arithmetic")
@@ -176,7 +173,7 @@ def zero2_reduce_scatter_gradient_shard(ev: Evidence) -> Verdict:
                                                  if k.endswith("/backward"))}
         ok = ok and meas[f"N={n}"] == pred[f"N={n}"]
     return Verdict("confirmed" if ok else "refuted", pred, meas,
-                   "Backward issues reduce-scatters only (no all-reduce) and each rank keeps a 2Ψ_pad/N"
-                   " gradient shard",
+                   "Backward issues reduce-scatters only (no all-reduce) and each rank keeps a 2Ψ_pad/N "
+                   "gradient shard",
                    "反向只做 reduce-scatter（没有 all-reduce），每卡只保留 2Ψ_pad/N 的梯度分片",
                    judged="algorithmic+memory")

@@ -111,8 +111,8 @@ def optimizer_state_16_bytes(ev: Evidence) -> Verdict:
     opt = _per_param(ev, "ddp", n, "optim_bytes")
     return Verdict("refuted" if opt != 16 else "confirmed", "16 bytes per parameter (m and v)",
                    {"m_plus_v": 8, "master_plus_m_plus_v": fmt(opt)},
-                   f"Adam m and v are 4 + 4 = 8 bytes; with the fp32 master {fmt(opt)}; 16 is the whole model"
-                   f" state",
+                   f"Adam m and v are 4 + 4 = 8 bytes; with the fp32 master {fmt(opt)}; 16 is the whole "
+                   f"model state",
                    f"Adam 的 m、v 共 8 字节，加 FP32 master 为 {fmt(opt)} 字节；16 字节是全部模型状"
                    f"态", judged="memory")
 
@@ -126,8 +126,8 @@ def _ratio_claim(ev: Evidence, num: str, den: str, claimed: int, key: str | None
     return Verdict("conditional", f"{claimed}×", {**meas, "N→∞": limit},
                    f"{what_en} measures {', '.join(f'{v}× at {k}' for k, v in meas.items())}; "
                    f"{claimed}× only {cond_en}" + (f" (hit at N={at[0]})" if at else ""),
-                   f"{what_zh}实测 {', '.join(f'{k} 时 {v} 倍' for k, v in meas.items())}；只有{cond_zh}才是"
-                   f" {claimed} 倍",
+                   f"{what_zh}实测 {', '.join(f'{k} 时 {v} 倍' for k, v in meas.items())}；只有{cond_zh}才是 "
+                   f"{claimed} 倍",
                    condition=cond_en, judged="memory")
 
 
@@ -214,6 +214,6 @@ def example_256gb_for_16b(ev: Evidence) -> Verdict:
     return Verdict("confirmed" if ok else "refuted", "256 GB", f"{fmt(got / 1e9)} GB",
                    f"{fmt(per_param)} measured bytes/parameter × 16e9 = {fmt(got / 1e9)} GB (decimal; "
                    f"{got / 2**30:.1f} GiB)",
-                   f"实测每参数 {fmt(per_param)} 字节 × 16e9 = {fmt(got / 1e9)} GB（十进制，{got / 2**30:.1f}"
-                   f" GiB）",
+                   f"实测每参数 {fmt(per_param)} 字节 × 16e9 = {fmt(got / 1e9)} GB（十进制"
+                   f"，{got / 2**30:.1f} GiB）",
                    condition="GB = 10^9 bytes", judged="arithmetic")

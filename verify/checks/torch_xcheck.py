@@ -36,12 +36,12 @@ def zero1_identical_to_pytorch_ddp(ev: Evidence) -> Verdict:
                           "zero_redundancy_ops": ev.m("zero1", n, "comm_calls", "torch-zero-redundancy")}
     return Verdict("conditional" if ours_same else "refuted", {"ratio_to_ddp": 1}, meas,
                    "True for the paper's ZeRO-1 (reduce-scatter + all-gather = DDP's volume); PyTorch's "
-                   "ZeroRedundancyOptimizer keeps DDP's all-reduce and then broadcasts every parameter: more"
-                   " traffic",
+                   "ZeroRedundancyOptimizer keeps DDP's all-reduce and then broadcasts every parameter: more "
+                   "traffic",
                    "论文中的 ZeRO-1（reduce-scatter + all-gather）与 DDP 通信量相同；但 PyTorch 的 "
                    "ZeroRedundancyOptimizer 保留 DDP 的 all-reduce 后再广播全部参数，通信更多",
-                   condition="ZeRO-1 as in the paper, ideal ring; not"
-                             " torch.distributed.optim.ZeroRedundancyOptimizer")
+                   condition="ZeRO-1 as in the paper, ideal ring; not "
+                             "torch.distributed.optim.ZeroRedundancyOptimizer")
 
 
 @check("fsdp_equivalent_to_zero3")
@@ -64,15 +64,12 @@ def fsdp_equivalent_to_zero3(ev: Evidence) -> Verdict:
     return Verdict("conditional" if pattern_same else "refuted",
                    {"collectives": "all_gather fwd + all_gather bwd + reduce_scatter per layer",
                     "model_state": "16Ψ/N"}, meas,
-                   "FSDP2 with reshard_after_forward=True issues ZeRO-3's exact collectives and keeps ~16Ψ/N,"
-                   " but "
-                   "split 4+4+8 (fp32 sharded params are the master, fp32 grad shards); with False it skips"
-                   " the "
-                   "backward all-gather (ZeRO-2 traffic)",
-                   "FSDP2 在 reshard_after_forward=True 时集合通信与 ZeRO-3 完全一致、常驻约 16Ψ/N，但拆分为"
-                   " 4+4+8"
-                   "（FP32 分片参数兼作 master，梯度分片为 FP32）；为 False 时省去反向 all-gather（ZeRO-2 通"
-                   "信量）",
+                   "FSDP2 with reshard_after_forward=True issues ZeRO-3's exact collectives and keeps "
+                   "~16Ψ/N, but split 4+4+8 (fp32 sharded params are the master, fp32 grad shards); with "
+                   "False it skips the backward all-gather (ZeRO-2 traffic)",
+                   "FSDP2 在 reshard_after_forward=True 时集合通信与 ZeRO-3 完全一致、常驻约 16Ψ/N，但拆分为 "
+                   "4+4+8（FP32 分片参数兼作 master，梯度分片为 FP32）；为 False 时省去反向 all-gather"
+                   "（ZeRO-2 通信量）",
                    condition="FSDP2 fully_shard with reshard_after_forward=True; memory split differs",
                    judged="algorithmic+memory")
 
@@ -89,11 +86,9 @@ def zero3_keep_until_backward(ev: Evidence) -> Verdict:
                           "keep_peak_transient_bytes": ev.m("zero2", n, "peak_transient_bytes",
                                                             "torch-fsdp2-no-reshard")}
     return Verdict("refuted", "1.5× DDP with parameters kept from forward until after backward", meas,
-                   "Keeping gathered parameters until after backward (FSDP2 reshard_after_forward=False)"
-                   " measures "
-                   "1.0× DDP, not 1.5×; the 1.5× needs a second all-gather in backward, as the English text"
-                   " says",
-                   "前向 all-gather 后保留到反向结束（FSDP2 reshard_after_forward=False）实测通信量为 DDP 的"
-                   " 1.0 倍而非 "
-                   "1.5 倍；1.5 倍需要反向再做一次 all-gather（英文版的描述）",
+                   "Keeping gathered parameters until after backward (FSDP2 reshard_after_forward=False) "
+                   "measures 1.0× DDP, not 1.5×; the 1.5× needs a second all-gather in backward, as the "
+                   "English text says",
+                   "前向 all-gather 后保留到反向结束（FSDP2 reshard_after_forward=False）实测通信量为 DDP 的 "
+                   "1.0 倍而非 1.5 倍；1.5 倍需要反向再做一次 all-gather（英文版的描述）",
                    condition="the schedule described in the Chinese text")

@@ -10,7 +10,10 @@ CUDA from ``torch.cuda.max_memory_allocated``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
 
 import torch
 
@@ -35,6 +38,20 @@ def storage_bytes(tensors: Iterable[torch.Tensor | None], seen: set[int] | None 
     return total
 
 
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 def cpu_peak_bytes(fn: Callable[[], object]) -> int:
     """Largest increase of allocated CPU bytes above the start while ``fn`` runs (profiler events).
 
@@ -43,9 +60,16 @@ def cpu_peak_bytes(fn: Callable[[], object]) -> int:
     """
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    prof = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
+    with _stderr_silenced():  # kineto prints a "USDT ... profiler_start/stop" line per call
+        prof.start()
+    try:
         fn()
-    events = sorted((e.start_ns(), e.nbytes())
+    finally:
+        with _stderr_silenced():
+            prof.stop()
+    assert prof.profiler is not None and prof.profiler.kineto_results is not None
+    events = sorted((e.start_ns(), int(e.nbytes()))  # type: ignore[attr-defined]  # missing from the stub
                     for e in prof.profiler.kineto_results.events()
                     if e.name() == "[memory]")
     running = peak = 0

@@ -14,7 +14,8 @@ import torch
 import torch.distributed as dist
 
 from verify.adam import AdamConfig
-from verify.model import init_layers, layer_specs, local_batch, mse
+from verify.meters.comm import phase
+from verify.model import LinearFn, init_layers, layer_specs, local_batch, mse
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class RefStage:
         self.world = dist.get_world_size()
         self.specs = layer_specs(cfg.dims)
         self.step_index = 0
+        self.params: list[torch.Tensor] = []  # one flat buffer per layer: unsharded, or sharded (ZeRO-3)
         n = self.world if self.pad_to_world else 1
         self.padded = [math.ceil(s.numel / n) * n for s in self.specs]  # elements per flat buffer
         self.shard_len = [p // self.world for p in self.padded]  # elements per shard
@@ -79,8 +81,16 @@ class RefStage:
         self.step_index += 1
 
     def forward_backward(self) -> None:
-        """Forward, backward and the gradient collectives that run inside backward."""
-        raise NotImplementedError
+        """Forward and backward on unsharded parameters ``self.params`` (DDP, ZeRO-1, ZeRO-2); gradient
+        hooks registered by the stage run the collectives that belong in backward. ZeRO-3 overrides this."""
+        x, y = self.batch()
+        with phase("forward"):
+            h = x
+            for p, s in zip(self.params, self.specs, strict=True):
+                h = LinearFn.apply(p, h, s)
+            loss = self.loss(h, y)
+        with phase("backward"):
+            loss.backward()
 
     def optimizer_step(self) -> None:
         """The step phase: remaining gradient collectives, Adam, parameter all-gather."""

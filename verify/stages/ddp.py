@@ -14,7 +14,6 @@ import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
-from verify.model import LinearFn
 from verify.stages.base import RefStage, StageConfig
 
 
@@ -34,16 +33,6 @@ class DDPStage(RefStage):
     def _all_reduce(self, p: torch.Tensor) -> None:
         assert p.grad is not None
         dist.all_reduce(p.grad)  # sum over ranks; Adam sees grad / N
-
-    def forward_backward(self) -> None:
-        x, y = self.batch()
-        with phase("forward"):
-            h = x
-            for p, s in zip(self.params, self.specs, strict=True):
-                h = LinearFn.apply(p, h, s)
-            loss = self.loss(h, y)
-        with phase("backward"):
-            loss.backward()
 
     def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():

@@ -16,7 +16,6 @@ import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
-from verify.model import LinearFn
 from verify.stages.base import RefStage, StageConfig
 
 
@@ -29,16 +28,6 @@ class Zero1Stage(RefStage):
         # optimizer-state shard: this rank's slice of master, plus m and v of the same length
         self.opts = [FlatAdam(self.shard_of(m, i).clone(), cfg.adam) for i, m in enumerate(masters)]
         self.params = [m.to(cfg.dtype).requires_grad_() for m in masters]  # unsharded, padded
-
-    def forward_backward(self) -> None:
-        x, y = self.batch()
-        with phase("forward"):
-            h = x
-            for p, s in zip(self.params, self.specs, strict=True):
-                h = LinearFn.apply(p, h, s)
-            loss = self.loss(h, y)
-        with phase("backward"):
-            loss.backward()
 
     def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():

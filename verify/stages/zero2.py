@@ -15,7 +15,6 @@ import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
-from verify.model import LinearFn
 from verify.stages.base import RefStage, StageConfig
 
 
@@ -35,16 +34,6 @@ class Zero2Stage(RefStage):
         assert p.grad is not None
         dist.reduce_scatter_single(self.grad_shards[layer], p.grad)
         p.grad = None  # free the unsharded gradient right away
-
-    def forward_backward(self) -> None:
-        x, y = self.batch()
-        with phase("forward"):
-            h = x
-            for p, s in zip(self.params, self.specs, strict=True):
-                h = LinearFn.apply(p, h, s)
-            loss = self.loss(h, y)
-        with phase("backward"):
-            loss.backward()
 
     def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():
