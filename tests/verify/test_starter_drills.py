@@ -59,3 +59,13 @@ def test_questions_fill_in_and_are_reproducible(key: str) -> None:
 def test_unknown_drill_names_the_known_ones() -> None:
     with pytest.raises(KeyError, match="bubble-fraction"):
         drills.new_params("nope")
+
+
+def test_drills_and_starter_checks_import_without_torch() -> None:
+    # the quiz imports the drills, the app may re-judge: neither may pull torch in
+    import subprocess
+    import sys
+
+    code = "import sys, verify.formulas.drills, verify.checks.starter; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -10,15 +10,14 @@ and added to every prediction; a run matches when it is within half a unit.
 from __future__ import annotations
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import calculated, close, judged_verdict
-from verify.experiments import local
+from verify.checks.starter_common import calculated, close, judged_verdict, local_run
 from verify.formulas import checkpointing as F
 from verify.formulas.mixed_precision import transformer_layer_activation_bytes
 
 
 @check("checkpoint_activation_peak")
 def checkpoint_activation_peak(ev: Evidence) -> Verdict:
-    r = local.checkpointing()
+    r = local_run("checkpointing")
     unit, layers, runs = r["unit_bytes"], r["layers"], r["runs"]
     const = runs["None"]["peak_bytes"] / unit - layers
     pred, meas, ok = {}, {}, True
@@ -50,7 +49,7 @@ def checkpoint_activation_peak(ev: Evidence) -> Verdict:
 
 @check("checkpoint_recompute_count")
 def checkpoint_recompute_count(ev: Evidence) -> Verdict:
-    r = local.checkpointing()
+    r = local_run("checkpointing")
     pred = {
         f"k={s}": F.layer_forwards(layers=r["layers"], segments=None if s == "None" else int(s))
         for s in r["runs"]
@@ -70,7 +69,7 @@ def checkpoint_recompute_count(ev: Evidence) -> Verdict:
 
 @check("checkpoint_compute_overhead")
 def checkpoint_compute_overhead(ev: Evidence) -> Verdict:
-    r = local.checkpointing()
+    r = local_run("checkpointing")
     layers = r["layers"]
     measured_extra = (r["runs"]["4"]["linear_forwards"] - layers) / (3 * layers)
     got = {"k=4": measured_extra, "limit": F.sqrt_limit_overhead()}

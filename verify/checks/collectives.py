@@ -11,8 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import WORLD_SIZES, calculated, close, judged_verdict
-from verify.experiments.dist_probe import WIRE_ELEMENTS, probe
+from verify.checks.starter_common import WORLD_SIZES, calculated, close, judged_verdict, probe
+from verify.experiments.sizes import WIRE_ELEMENTS
 from verify.formulas import collectives as F
 from verify.sim.ring import ring_allreduce
 

@@ -6,8 +6,7 @@ python -m verify   # judges the DDP / ring all-reduce card
 from __future__ import annotations
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import calculated, close, judged_verdict
-from verify.experiments.dist_probe import probe
+from verify.checks.starter_common import calculated, close, judged_verdict, probe
 from verify.formulas import ddp as F
 
 MIB = 1024 * 1024

@@ -13,8 +13,7 @@ from collections import Counter
 from fractions import Fraction
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import judged_verdict
-from verify.experiments.dist_probe import probe
+from verify.checks.starter_common import judged_verdict, probe
 from verify.formulas import fsdp as F
 
 

@@ -6,8 +6,7 @@ python -m verify   # judges the mixed-precision card
 from __future__ import annotations
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import calculated, close, judged_verdict
-from verify.experiments import local
+from verify.checks.starter_common import calculated, close, judged_verdict, local_run
 from verify.formulas import mixed_precision as F
 
 
@@ -20,7 +19,7 @@ def _per_param(run: dict) -> dict[str, float]:
 
 @check("mixed_precision_state_bytes")
 def mixed_precision_state_bytes(ev: Evidence) -> Verdict:
-    run = local.mixed_precision_state()
+    run = local_run("mixed_precision_state")
     got, want = _per_param(run), F.state_bytes_per_param()
     pred = {
         "param": want["param"],
@@ -48,7 +47,7 @@ def mixed_precision_state_bytes(ev: Evidence) -> Verdict:
 
 @check("fp32_adam_state_bytes")
 def fp32_adam_state_bytes(ev: Evidence) -> Verdict:
-    got, want = _per_param(local.fp32_adam_state()), F.fp32_adam_bytes_per_param()
+    got, want = _per_param(local_run("fp32_adam_state")), F.fp32_adam_bytes_per_param()
     pred = {"param": 4, "grad": 4, "adam_m_v": want["m"] + want["v"], "total": want["total"]}
     ok = all(close(got[k], v) for k, v in pred.items())
     return judged_verdict(
@@ -104,7 +103,7 @@ def mixed_precision_7b_example(ev: Evidence) -> Verdict:
 
 @check("float_format_limits")
 def float_format_limits(ev: Evidence) -> Verdict:
-    meas = local.format_limits()
+    meas = local_run("format_limits")
     pred = {f: F.format_limits(fmt=f).__dict__ for f in ("fp32", "fp16", "bf16")}
     ok = all(close(meas[f][k], v) for f, row in pred.items() for k, v in row.items())
     return judged_verdict(
@@ -122,7 +121,7 @@ def float_format_limits(ev: Evidence) -> Verdict:
 
 @check("loss_scaling_underflow")
 def loss_scaling_underflow(ev: Evidence) -> Verdict:
-    r = local.loss_scaling()
+    r = local_run("loss_scaling")
     bound = F.flush_to_zero_bound(fmt="fp16")
     ok = (
         all(p == 0.0 for p in r["plain_fp16"])
@@ -143,7 +142,7 @@ def loss_scaling_underflow(ev: Evidence) -> Verdict:
 
 @check("grad_scaler_defaults")
 def grad_scaler_defaults(ev: Evidence) -> Verdict:
-    r = local.grad_scaler()
+    r = local_run("grad_scaler")
     pred = {
         "init_scale": 2.0**16,
         "after_overflow": 2.0**15,
@@ -167,7 +166,7 @@ def grad_scaler_defaults(ev: Evidence) -> Verdict:
 
 @check("bf16_update_stagnation")
 def bf16_update_stagnation(ev: Evidence) -> Verdict:
-    r = local.bf16_stagnation(1.0, 1e-3)
+    r = local_run("bf16_stagnation", 1.0, 1e-3)
     ok = r["bf16"] == 1.0 and close(r["fp32"], 1.001, rel=1e-6)
     return judged_verdict(
         ok,
@@ -182,7 +181,7 @@ def bf16_update_stagnation(ev: Evidence) -> Verdict:
 
 @check("activation_bytes_scale_with_batch")
 def activation_bytes_scale_with_batch(ev: Evidence) -> Verdict:
-    r = local.saved_activation_bytes()
+    r = local_run("saved_activation_bytes")
     batches = sorted(int(b) for b in r)
     base = r[str(batches[0])]
     ratios = {b: r[str(b)]["saved_bytes"] / base["saved_bytes"] for b in batches}

@@ -19,8 +19,16 @@ from verify.checks import (  # noqa: F401  (register checks)
 )
 from verify.checks.registry import CHECKS
 
-_MODULES = (checkpointing, collectives, ddp_buckets, fsdp2_modes, mixed_precision, offload, pipeline,
-            tensor_parallel)
+_MODULES = (
+    checkpointing,
+    collectives,
+    ddp_buckets,
+    fsdp2_modes,
+    mixed_precision,
+    offload,
+    pipeline,
+    tensor_parallel,
+)
 
 # These checks run their own probes (Gloo ranks, profiler, simulators) instead of reading the ZeRO
 # sweep's evidence, so they give verdicts even when the sweep produced no runs.

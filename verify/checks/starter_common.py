@@ -17,6 +17,20 @@ from verify.checks.registry import Verdict
 WORLD_SIZES = (2, 4)
 
 
+def probe(n: int) -> dict[str, Any]:
+    """The Gloo probe at world size n (imports torch on first use, never at import time)."""
+    from verify.experiments.dist_probe import probe as run
+
+    return run(n)
+
+
+def local_run(name: str, *args: Any) -> Any:
+    """One single-process measurement from ``verify.experiments.local`` (torch imported on first use)."""
+    from verify.experiments import local
+
+    return getattr(local, name)(*args)
+
+
 def close(a: float, b: float, *, rel: float = 1e-9, abs_: float = 0.0) -> bool:
     return abs(a - b) <= max(rel * max(abs(a), abs(b)), abs_)
 

@@ -6,8 +6,7 @@ python -m verify   # judges the tensor-parallelism card
 from __future__ import annotations
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import calculated, close, judged_verdict
-from verify.experiments.dist_probe import probe
+from verify.checks.starter_common import calculated, close, judged_verdict, probe
 from verify.formulas import tensor_parallel as F
 
 TOLERANCE = 1e-12  # fp64

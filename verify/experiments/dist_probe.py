@@ -18,10 +18,10 @@ from torch import nn
 
 from verify.experiments.calllog import CallLog
 from verify.experiments.megatron import Layer, TPLayer
+from verify.experiments.sizes import WIRE_ELEMENTS
 from verify.meters.comm import phase, warm_up
 from verify.meters.wire import sent_bytes
 
-WIRE_ELEMENTS = 1 << 18  # fp32 elements per collective on the wire: 1 MiB
 TP_SHAPE = {"b": 2, "s": 4, "h": 16, "heads": 4, "ffn": 64}
 DDP_CAPS_MB: tuple[float | None, ...] = (None, 0.5)  # default caps, then 0.5 MiB for every bucket
 DDP_LAYERS, DDP_WIDTH = 8, 256
