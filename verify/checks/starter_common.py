@@ -24,11 +24,11 @@ def probe(n: int) -> dict[str, Any]:
     return run(n)
 
 
-def local_run(name: str, *args: Any) -> Any:
-    """One single-process measurement from ``verify.experiments.local`` (torch imported on first use)."""
-    from verify.experiments import local
+def local_run(name: str, *args: Any, module: str = "local") -> Any:
+    """One single-process measurement from ``verify.experiments.<module>`` (torch imported on first use)."""
+    import importlib
 
-    return getattr(local, name)(*args)
+    return getattr(importlib.import_module(f"verify.experiments.{module}"), name)(*args)
 
 
 def close(a: float, b: float, *, rel: float = 1e-9, abs_: float = 0.0) -> bool:
