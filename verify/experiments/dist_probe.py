@@ -46,8 +46,8 @@ def wire_bytes(n: int) -> dict[str, int | None]:
         dist.barrier()
         before = sent_bytes()
         op()
+        dist.barrier()  # every send of the op has left before we read (the barrier adds ~100 bytes)
         after = sent_bytes()
-        dist.barrier()
         out[name] = None if before is None or after is None else after - before
     return out
 
