@@ -109,3 +109,20 @@ def test_app_side_modules_do_not_import_torch() -> None:
     code = "import sys, verify.ledger, verify.claims, verify.checks; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_verdicts_follow_the_measurements(report: dict[str, Any]) -> None:
+    # Same checks, doctored measurements: the verdict must move with the data, not with the text.
+    import copy
+
+    runs = copy.deepcopy(report["runs"])
+    for r in runs:
+        if r["impl"] == "reference" and r["stage"] == "zero2":
+            r["measured"]["comm_payload_bytes"]["all_gather"] *= 2  # pretend ZeRO-2 sent more
+        if r["impl"] == "reference" and r["stage"] == "ddp":
+            r["measured"]["grad_bytes"] = 0  # pretend gradients took no memory: 14Ψ
+    ev = Evidence(runs)
+    assert run_check("zero2_comm_slightly_more", ev).verdict == "confirmed"
+    assert run_check("ddp_total_14psi", ev).verdict == "confirmed"
+    assert run_check("ddp_total_16psi", ev).verdict == "refuted"
