@@ -19,17 +19,8 @@ def judge(claims: list[Claim], ev: Evidence) -> list[dict[str, Any]]:
     out = []
     for c in claims:
         v = run_check(c.check, ev)
-        out.append(
-            {
-                "card": c.card,
-                "claim_id": c.claim_id,
-                "section": c.section,
-                "check": c.check,
-                "text_zh": c.text_zh,
-                "text_en": c.text_en,
-                **v.to_dict(),
-            }
-        )
+        out.append({"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.check,
+                    "text_zh": c.text_zh, "text_en": c.text_en, **v.to_dict()})
     return out
 
 

@@ -76,9 +76,8 @@ class Evidence:
         sent = sum(Fraction(RING.get(k, 1) * (n - 1), n) * b for k, b in payload.items())
         return sent / (elem_bytes * run["psi_padded"])
 
-    def wire_per_element(
-        self, stage: str, n: int, impl: str = "reference", elem_bytes: int = 2
-    ) -> float | None:
+    def wire_per_element(self, stage: str, n: int, impl: str = "reference",
+                         elem_bytes: int = 2) -> float | None:
         run = self.run(stage, n, impl)
         w = run["measured"]["wire_bytes_sent"]
         return None if w is None else w / (elem_bytes * run["psi_padded"])
@@ -94,7 +93,6 @@ def check(check_id: str) -> Callable[[CheckFn], CheckFn]:
             raise ValueError(f"check {check_id!r} registered twice")
         CHECKS[check_id] = fn
         return fn
-
     return register
 
 
@@ -102,25 +100,13 @@ def run_check(check_id: str, ev: Evidence) -> Verdict:
     """The check's verdict, or ``missing-check`` / ``error`` verdicts: never a silent confirmation."""
     fn = CHECKS.get(check_id)
     if fn is None:
-        return Verdict(
-            "missing-check",
-            None,
-            None,
-            f"no check named {check_id!r} is registered",
-            f"未注册名为 {check_id!r} 的检查",
-            judged="none",
-        )
+        return Verdict("missing-check", None, None, f"no check named {check_id!r} is registered",
+                       f"未注册名为 {check_id!r} 的检查", judged="none")
     try:
         return fn(ev)
     except Exception as e:  # any failure of a check is reported as its verdict
-        return Verdict(
-            "error",
-            None,
-            None,
-            f"check {check_id!r} failed: {type(e).__name__}: {e}",
-            f"检查 {check_id!r} 出错：{type(e).__name__}: {e}",
-            judged="none",
-        )
+        return Verdict("error", None, None, f"check {check_id!r} failed: {type(e).__name__}: {e}",
+                       f"检查 {check_id!r} 出错：{type(e).__name__}: {e}", judged="none")
 
 
 def fmt(x: Fraction | float) -> str:
