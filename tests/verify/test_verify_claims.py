@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from verify.checks import CHECKS, Evidence, run_check
+from verify.checks.starter import STARTER_CHECKS
 from verify.claims import CardFormatError, parse_claims, read_cards
 from verify.ledger import STAGES
 
@@ -56,7 +57,7 @@ SEED_VERDICTS = {
 
 
 def test_seed_card_claims_are_complete_and_registered(cards_dir: Path) -> None:
-    claims = read_cards(cards_dir)
+    claims = [c for c in read_cards(cards_dir) if c.card == "zero-sharding"]  # starter cards: own tests
     assert {c.claim_id for c in claims} == set(SEED_VERDICTS)
     assert all(c.check in CHECKS for c in claims)
 
@@ -77,7 +78,8 @@ def test_missing_and_failing_checks_are_never_confirmed() -> None:
     assert run_check("no_such_check", ev).verdict == "missing-check"
     v = run_check("zero1_comm_same_as_ddp", ev)  # no runs at all: the check raises
     assert v.verdict == "error" and "zero1_comm_same_as_ddp" in v.reason_en
-    assert all(run_check(k, ev).verdict in ("error", "unverifiable") for k in CHECKS)
+    theirs = [k for k in CHECKS if k not in STARTER_CHECKS]  # the starter checks run their own probes
+    assert all(run_check(k, ev).verdict in ("error", "unverifiable") for k in theirs)
 
 
 def test_parse_claims_rejects_malformed_cards() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verify.checks import comm, memory, torch_xcheck  # noqa: F401  (register checks)
+from verify.checks import comm, memory, starter, torch_xcheck  # noqa: F401  (register checks)
 from verify.checks.registry import CHECKS, VERDICTS, Evidence, Verdict, run_check
 from verify.claims import Claim
 

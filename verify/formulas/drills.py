@@ -1,0 +1,176 @@
+"""Computed drills for the starter deck: fresh numbers per showing, answers from the checks' formulas.
+
+    python -c "from verify.formulas.drills import *; k = 'bubble-fraction'; print(answer(k, new_params(k)))"
+
+Each drill names its card and one formula from ``verify.formulas`` (the same function the card's check
+compares with a measurement), its input choices, a question per language and the unit of the answer.
+Pure Python: the quiz may import it (no torch).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from verify.formulas import checkpointing, collectives, fsdp, mixed_precision, offload, pipeline
+from verify.formulas import tensor_parallel as tp
+
+
+@dataclass(frozen=True)
+class Drill:
+    key: str
+    card: str  # slug of the card the drill belongs to
+    choices: dict[str, tuple[Any, ...]]  # input name -> values to draw from
+    answer: Callable[..., float]  # inputs -> answer, in ``unit``
+    unit: str
+    question_en: str  # str.format template over the inputs
+    question_zh: str
+
+
+def _ring_gb(psi_b: float, n: int) -> float:
+    return collectives.ring_send(op="all_reduce", n=n, m=psi_b * 1e9 * 2) / 1e9
+
+
+def _rs_gb(m_gb: float, n: int, backend: str) -> float:
+    send = collectives.gloo_send if backend == "Gloo" else collectives.ring_send
+    return send(op="reduce_scatter", n=n, m=m_gb)
+
+
+def _state_gb(psi_b: float) -> float:
+    return mixed_precision.model_state_bytes(psi=psi_b * 1e9) / 1e9
+
+
+def _fsdp_gb(psi_b: float, n: int, mode: bool) -> float:
+    ratio = fsdp.per_unit(mode=mode, n=n)["ring_volume_per_psi"]
+    return float(ratio) * psi_b * 1e9 * 2 / 1e9  # type: ignore[arg-type]
+
+
+def _offload_s(psi_b: float, gen: int) -> float:
+    nbytes = offload.offload_pcie_bytes(psi=psi_b * 1e9)["total"]
+    return offload.pcie_seconds(nbytes=nbytes, bandwidth_gb_s=offload.pcie_bandwidth_gb_s(gen=gen))
+
+
+def _ckpt_units(layers: int, segments: int) -> float:
+    return checkpointing.peak_units(layers=layers, segments=segments)
+
+
+def _tp_mib(s: int, h: int, t: int) -> float:
+    return tp.send_per_layer_step(b=1, s=s, h=h, t=t)["sent_per_layer_step"] / 2**20
+
+
+def _bubble_pct(p: int, m: int) -> float:
+    return 100 * pipeline.bubble_fraction(p=p, m=m)
+
+
+DRILLS: dict[str, Drill] = {
+    d.key: d
+    for d in (
+        Drill(
+            "ring-allreduce-send",
+            "ddp-ring-allreduce",
+            {"psi_b": (1.3, 7, 13, 70), "n": (4, 8, 16, 64)},
+            _ring_gb,
+            "GB",
+            "DDP, {psi_b}B parameters, bf16 gradients, N = {n}, ring all-reduce: "
+            "GB each rank sends per step?",
+            "DDP，{psi_b}B 参数，bf16 梯度，N = {n}，ring all-reduce：每个 rank 每步发送多少 GB？",
+        ),
+        Drill(
+            "reduce-scatter-send",
+            "collectives",
+            {"m_gb": (1, 2, 4), "n": (2, 4, 8), "backend": ("ideal ring", "Gloo")},
+            _rs_gb,
+            "GB",
+            "reduce-scatter ({backend}) of a {m_gb} GB input over N = {n} ranks: GB each rank sends?",
+            "对 {m_gb} GB 的输入在 N = {n} 个 rank 间做 reduce-scatter（{backend}）：每个 rank 发送多少 GB？",
+        ),
+        Drill(
+            "model-state-gb",
+            "mixed-precision-memory",
+            {"psi_b": (1.3, 7, 13, 70, 175)},
+            _state_gb,
+            "GB",
+            "Mixed-precision Adam, {psi_b}B parameters, no sharding: model-state GB per GPU?",
+            "混合精度 Adam，{psi_b}B 参数，不分片：每张 GPU 的模型状态是多少 GB？",
+        ),
+        Drill(
+            "fsdp2-volume",
+            "fsdp-zero",
+            {"psi_b": (7, 13, 70), "n": (8, 16, 64), "mode": (True, False)},
+            _fsdp_gb,
+            "GB",
+            "FSDP2, reshard_after_forward={mode}, {psi_b}B parameters in bf16, N = {n}, ring collectives: "
+            "GB each rank sends per step?",
+            "FSDP2，reshard_after_forward={mode}，{psi_b}B 参数（bf16），N = {n}，环形集合通信："
+            "每个 rank 每步发送多少 GB？",
+        ),
+        Drill(
+            "offload-pcie-seconds",
+            "zero-offload-infinity",
+            {"psi_b": (1.3, 7, 13), "gen": (3, 4, 5)},
+            _offload_s,
+            "s",
+            "ZeRO-Offload, {psi_b}B parameters, PCIe Gen{gen} x16 at its theoretical rate, "
+            "both directions in "
+            "series: seconds of PCIe per step?",
+            "ZeRO-Offload，{psi_b}B 参数，PCIe Gen{gen} x16 按理论带宽、上下行串行：每步 PCIe 需要多少秒？",
+        ),
+        Drill(
+            "checkpoint-peak-units",
+            "activation-checkpointing",
+            {"layers": (16, 36, 64), "segments": (2, 4)},
+            _ckpt_units,
+            "layers",
+            "checkpoint_sequential over {layers} equal layers in {segments} segments: peak "
+            "saved activations, in layers?",
+            "checkpoint_sequential，{layers} 个相同的层分 {segments} 段：峰值保存的激活相当于多少层？",
+        ),
+        Drill(
+            "tp-send-per-layer",
+            "tensor-parallelism",
+            {"s": (2048, 4096), "h": (4096, 8192), "t": (2, 4, 8)},
+            _tp_mib,
+            "MiB",
+            "Megatron TP, b = 1, s = {s}, h = {h}, bf16, t = {t}, ring all-reduce: MiB each rank sends per "
+            "layer per step (forward + backward)?",
+            "Megatron 张量并行，b = 1，s = {s}，h = {h}，bf16，t = {t}，ring all-reduce："
+            "每个 rank 每层每步（前向 + 反向）"
+            "发送多少 MiB？",
+        ),
+        Drill(
+            "bubble-fraction",
+            "pipeline-parallelism",
+            {"p": (2, 4, 8), "m": (4, 8, 16, 32)},
+            _bubble_pct,
+            "%",
+            "GPipe or 1F1B, p = {p} stages, m = {m} micro-batches: bubble as a percentage of the step?",
+            "GPipe 或 1F1B，p = {p} 个 stage，m = {m} 个 micro-batch：气泡占一步时间的百分之几？",
+        ),
+    )
+}
+
+
+def drills_for_card(slug: str) -> list[Drill]:
+    return [d for d in DRILLS.values() if d.card == slug]
+
+
+def new_params(key: str, seed: int | None = None) -> dict[str, Any]:
+    """Fresh inputs for drill ``key`` (``seed`` makes them reproducible)."""
+    if key not in DRILLS:
+        raise KeyError(f"unknown drill {key!r}; known: {', '.join(DRILLS)}")
+    rng = random.Random(seed)
+    return {name: rng.choice(values) for name, values in DRILLS[key].choices.items()}
+
+
+def answer(key: str, params: dict[str, Any]) -> float:
+    return DRILLS[key].answer(**params)
+
+
+def question(key: str, params: dict[str, Any]) -> dict[str, str]:
+    d = DRILLS[key]
+    return {
+        "en": d.question_en.format(**params) + f" ({d.unit})",
+        "zh": d.question_zh.format(**params) + f"（{d.unit}）",
+    }
