@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import cards, server
+from app.cli import cards, export, server
 
 cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
                   no_args_is_help=True, add_completion=False)
 cards.register(cli)
+export.register(cli)
 server.register(cli)
 
 if __name__ == "__main__":
