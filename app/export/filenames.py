@@ -36,8 +36,9 @@ def safe_name(title: str, *, fallback: str = "untitled", max_bytes: int = MAX_NA
     name = _truncate(name, max_bytes).rstrip(". ")
     if not name:
         name = _truncate(_FORBIDDEN.sub("", fallback), max_bytes) or "untitled"
-    if name.split(".", 1)[0].strip().upper() in _RESERVED:
-        name = f"{name}_"
+    base, dot, rest = name.partition(".")
+    if base.strip().upper() in _RESERVED:  # Windows reserves "AUX" and "AUX.anything"
+        name = f"{base.rstrip()}_{dot}{rest}"
     return name
 
 

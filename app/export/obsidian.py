@@ -93,6 +93,11 @@ class VaultLayout:
         return f"{self.folder[self.module_key(doc)]}/{self.name[doc.slug]}.md"
 
 
+def prop_text(text: str) -> str:
+    """A property value: Obsidian turns ``[[...]]`` in a text property into a link, so break it."""
+    return text.replace("[[", "[ [").replace("]]", "] ]").strip()
+
+
 def _properties(data: Mapping[str, object]) -> str:
     text = yaml.dump(data, Dumper=yaml.SafeDumper, allow_unicode=True, sort_keys=False,
                      default_flow_style=False, width=10**6)
@@ -126,8 +131,9 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
     tags = ["proofdeck", tag_text("proofdeck/module", label_key(mod)),
             *([tag_text("proofdeck/topic", label_key(doc.topic))] if label_key(doc.topic) else []),
             tag_text("proofdeck/difficulty", doc.difficulty), *(tag_text(t) for t in doc.tags)]
-    props = {"aliases": list(dict.fromkeys(t for t in (doc.title.zh, doc.title.en) if t.strip())),
-             "tags": list(dict.fromkeys(tags)), "module": label_text(mod), "topic": label_text(doc.topic),
+    props = {"aliases": list(dict.fromkeys(prop_text(t) for t in (doc.title.zh, doc.title.en) if t.strip())),
+             "tags": list(dict.fromkeys(tags)), "module": prop_text(label_text(mod)),
+             "topic": prop_text(label_text(doc.topic)),
              "difficulty": doc.difficulty, "slug": doc.slug}
     index = layout.index[layout.module_key(doc)]
     out = [_properties(props), f"# {one_line(both(doc.title))}", "",
@@ -162,8 +168,8 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
 
 def module_index(key: str, docs: Sequence[CardDoc], layout: VaultLayout) -> str:
     mod = layout.module[key]
-    props = {"aliases": list(dict.fromkeys(t for t in (mod.zh, mod.en) if t.strip())),
-             "tags": ["proofdeck", tag_text("proofdeck/module", key)], "module": label_text(mod)}
+    props = {"aliases": list(dict.fromkeys(prop_text(t) for t in (mod.zh, mod.en) if t.strip())),
+             "tags": ["proofdeck", tag_text("proofdeck/module", key)], "module": prop_text(label_text(mod))}
     out = [_properties(props), f"# {one_line(label_text(mod))}", "", f"[[{DECK_INDEX}]]", ""]
     topic = None
     for doc in docs:

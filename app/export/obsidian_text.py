@@ -146,10 +146,12 @@ def neutralise_text(text: str) -> str:
 
 
 def clean_tex(tex: str) -> str:
-    """TeX on one line, trimmed, without ``<``/``>`` or plugin triggers (``::``, ``==``, ``%%``)."""
+    r"""TeX on one line, trimmed, without ``<``/``>``, plugin triggers (``::``, ``==``) or link
+    syntax (``[[``, ``]]``); a bare ``%`` (a TeX comment) or ``#`` becomes ``\%`` / ``\#``."""
     tex = re.sub(r"\s*\n\s*", " ", tex).strip()
     tex = tex.replace("<", r"\lt{}").replace(">", r"\gt{}")
-    for pair in ("::", "==", "%%"):
+    tex = re.sub(r"(?<!\\)([%#])", r"\\\1", tex)
+    for pair in ("::", "==", "[[", "]]"):
         while pair in tex:
             tex = tex.replace(pair, pair[0] + "{}" + pair[1])
     return tex

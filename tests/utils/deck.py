@@ -42,18 +42,20 @@ def make_card(i: int, n: int, *, hostile: bool = True, summary_extra: str = "") 
         title_en = HOSTILE_TITLES[i % 25]
     if hostile and i % 25 == 10:
         title_en = "ZeRO memory 0: shard/gather " + XSS[0]  # collides with card 0's file name
+    ps = f"\\Psi_{{{i}}}"  # a formula per card, so renders are not all cache hits
+    answer_zh = (f"混合精度 Adam 每参数 $12{ps}$ 字节。\n\n第二段 {bad}\n\n?\n\n"
+                 f"$$\n2{ps} + 2{ps}\n+ \\frac{{12{ps}}}{{N}}\n$$")
+    answer_en = (f"FP32 master, $m$ and $v$: $4 + 4 + 4 = 12$ bytes.\n\n- a::b `std::vector<int>`\n"
+                 f"- ==not a cloze==\n\n??\n\nMore {bad}")
     follow_ups = [
         FollowUp(id="why-optimizer", question=LangText(zh=f"为什么优化器状态占显存最多？{bad}",
                                                        en=f"Why do optimizer states dominate memory? {bad}"),
-                 answer=LangText(
-                     zh=f"混合精度 Adam 每参数 $12\\Psi$ 字节。\n\n第二段 {bad}\n\n?\n\n$$\n2\\Psi + 2\\Psi\n+ "
-                        f"\\frac{{12\\Psi}}{{N}}\n$$",
-                     en=f"FP32 master, $m$ and $v$: $4 + 4 + 4 = 12$ bytes.\n\n- a::b `std::vector<int>`\n"
-                        f"- ==not a cloze==\n\n??\n\nMore {bad}")),
+                 answer=LangText(zh=answer_zh, en=answer_en)),
         FollowUp(id="zero3-comm", question=LangText(zh="ZeRO-3 的通信量？", en=f"ZeRO-3 traffic? {bad}"),
                  answer=LangText(zh=f"约 $1.5\\times$ DDP {bad}")),
         FollowUp(id="no-answer", question=LangText(en=f"Open question {i} {bad}")),
     ]
+    code = f"Use `std::map<a,b>`:\n\n```python\nx = '<script>alert(1)</script>'\n\ny = a::b\n```\n\n{bad}"
     return CardDoc(
         slug=slug,
         title=LangText(zh=f"零冗余优化器 {i} {bad}", en=title_en),
@@ -62,22 +64,23 @@ def make_card(i: int, n: int, *, hostile: bool = True, summary_extra: str = "") 
         difficulty=DIFFICULTIES[i % 3],  # type: ignore[arg-type]
         tags=["zero", "分布式", f"t{i % 5}", "2020", bad] if hostile else ["zero"],
         sections={
-            "summary": LangText(zh=f"ZeRO 分片优化器状态 {i}，显存 $\\frac{{16\\Psi}}{{N}}$ {bad}{summary_extra}",
+            "summary": LangText(zh=f"ZeRO 分片优化器状态 {i}，显存 $\\frac{{16{ps}}}{{N}}$ {bad}"
+                                   f"{summary_extra}",
                                 en=f"ZeRO shards optimizer states across $N$ ranks {bad}{summary_extra}"),
-            "insights": LangText(zh=f"- 每设备显存：$16\\Psi$ 字节\n- ZeRO-1 省 $4\\times$ {bad}",
-                                 en=f"- Memory per device: $2\\Psi + 2\\Psi + 12\\Psi$\n- Note {bad}"),
+            "insights": LangText(zh=f"- 每设备显存：$16{ps}$ 字节\n- ZeRO-1 省 $4\\times$ {bad}",
+                                 en=f"- Memory per device: $2{ps} + 2{ps} + 12{ps}$\n- Note {bad}"),
             "derivation": LangText(
-                zh=f"推导：\n\n$$\n\\sum_{{i=1}}^{{N}} \\frac{{\\Psi}}{{N}} = \\Psi\n$$\n\n结论 {bad}",
-                en=f"Derivation with $\\text{{{bad}}}$ and $x < y$:\n\n$$\nM = 2\\Psi + \\frac{{14\\Psi}}{{N}}\n$$"),
-            "tradeoffs": LangText(zh=f"通信 vs 显存 {bad}",
-                                  en=f"Use `std::map<a,b>`:\n\n```python\nx = '<script>alert(1)</script>'\n\ny = a::b\n```\n\n{bad}"),
+                zh=f"推导：\n\n$$\n\\sum_{{i=1}}^{{N}} \\frac{{{ps}}}{{N}} = {ps}\n$$\n\n结论 {bad}",
+                en=f"Derivation with $\\text{{{bad}}}$ and $x < y$:\n\n"
+                   f"$$\nM = 2{ps} + \\frac{{14{ps}}}{{N}}\n$$"),
+            "tradeoffs": LangText(zh=f"通信 vs 显存 {bad}", en=code),
             "pitfalls": LangText(zh=f"- 以为 ZeRO 免费 {bad}", en=f"- Assuming ZeRO-1 adds traffic {bad}"),
         },
         follow_ups=follow_ups,
         links=[Link(slug=f"card-{(i + 1) % n:04d}"), Link(slug=f"card-{(i + 7) % n:04d}"),
                Link(title=LangText(zh="环形 All-Reduce", en=f"Ring All-Reduce {bad}"))],
-        claims=[Claim(id="memory-total", text=LangText(zh=f"总显存 $16\\Psi$ {bad}", en=f"Total $16\\Psi$ {bad}"),
-                      check="zero_memory", section="summary")],
+        claims=[Claim(id="memory-total", check="zero_memory", section="summary",
+                      text=LangText(zh=f"总显存 $16{ps}$ {bad}", en=f"Total $16{ps}$ {bad}"))],
         source=f"generated-{i}",
     )
 
