@@ -49,6 +49,10 @@
     if (e.key === "/" && document.activeElement !== input) { e.preventDefault(); input.focus(); }
   });
 
+  if (window.matchMedia && window.matchMedia("(max-width: 50em)").matches) {
+    document.querySelectorAll(".toc-module").forEach(function (d) { d.open = false; });  /* short TOC on phones */
+  }
+
   var opened = [];
   window.addEventListener("beforeprint", function () {
     opened = [];

@@ -68,5 +68,5 @@ def export_client(database_url: str, tmp_path: Path) -> Iterator[TestClient]:
     cards = write_cards(tmp_path / "client-cards", make_deck(30))
     app = create_app(database_url=database_url, cards_dir=cards, sync_on_startup=True)
     with TestClient(app) as client:
-        client.cards_dir = cards  # type: ignore[attr-defined]
+        client.cards_dir = cards
         yield client

@@ -33,6 +33,11 @@ def xss(i: int) -> str:
     return XSS[i % len(XSS)]
 
 
+def token(i: int) -> str:
+    """A word that appears in card ``i`` only (for search tests)."""
+    return f"k{i:04d}q"
+
+
 def make_card(i: int, n: int, *, hostile: bool = True, summary_extra: str = "") -> CardDoc:
     """Card ``i`` of a deck of ``n``: linked to cards i+1 and i+7, plus one link by title only."""
     bad = xss(i) if hostile else ""
@@ -66,7 +71,8 @@ def make_card(i: int, n: int, *, hostile: bool = True, summary_extra: str = "") 
         sections={
             "summary": LangText(zh=f"ZeRO 分片优化器状态 {i}，显存 $\\frac{{16{ps}}}{{N}}$ {bad}"
                                    f"{summary_extra}",
-                                en=f"ZeRO shards optimizer states across $N$ ranks {bad}{summary_extra}"),
+                                en=f"ZeRO shards optimizer states across $N$ ranks (ref {token(i)}) {bad}"
+                                   f"{summary_extra}"),
             "insights": LangText(zh=f"- 每设备显存：$16{ps}$ 字节\n- ZeRO-1 省 $4\\times$ {bad}",
                                  en=f"- Memory per device: $2{ps} + 2{ps} + 12{ps}$\n- Note {bad}"),
             "derivation": LangText(

@@ -95,7 +95,8 @@ def parse(note: str) -> list[SRCard]:
             continue
         bare = _CODE_SPAN.sub("", line)
         if "::" in bare:
-            cards.append(SRCard("singleline", *bare.split("::", 1), offset + i))
+            question, answer = bare.split("::", 1)
+            cards.append(SRCard("singleline", question, answer, offset + i))
         elif re.search(r"==.*?==", bare):
             cards.append(SRCard("cloze", bare, "", offset + i))
         if line in ("?", "??") and sep is None:
