@@ -30,9 +30,9 @@ def test_unknown_and_retired_slugs_are_404(export_client: TestClient) -> None:
     r = export_client.get("/api/cards/no-such-card.md")
     assert r.status_code == 404
     assert r.json() == {"detail": "no card with slug 'no-such-card'; list the deck with GET /api/cards"}
-    cards_dir: Path = export_client.cards_dir  # type: ignore[attr-defined]
+    cards_dir: Path = export_client.cards_dir
     (cards_dir / "card-0004.md").unlink()
-    sync_cards(export_client.app.state.engine, cards_dir)
+    sync_cards(export_client.app.state.engine, cards_dir)  # type: ignore[attr-defined]
     assert export_client.get("/api/cards/card-0004.md").status_code == 404
     with zipfile.ZipFile(io.BytesIO(export_client.get("/api/export/obsidian.zip").content)) as zf:
         slugs = {srplugin.split_properties(zf.read(n).decode())[0].get("slug") for n in zf.namelist()}

@@ -43,7 +43,8 @@ def split_properties(note: str) -> tuple[dict[str, object], str, int]:
 
 def flashcard_tags(note: str) -> list[str]:
     props, body, _ = split_properties(note)
-    tags = [str(t) for t in props.get("tags", []) or [] if str(t).startswith("flashcards")]  # type: ignore[union-attr]
+    listed = props.get("tags") or []
+    tags = [str(t) for t in (listed if isinstance(listed, list) else []) if str(t).startswith("flashcards")]
     in_fence = False
     for line in body.split("\n"):
         if line.startswith("```"):
