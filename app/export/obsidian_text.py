@@ -29,6 +29,8 @@ _SAFE_SCHEMES = ("http:", "https:", "mailto:")
 _LINK_DEST = re.compile(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*:)")
 _REF_DEF = re.compile(r"^(\s*\[[^\]]*\]):(\s*<?\s*[A-Za-z][A-Za-z0-9+.\-]*:)", re.M)
 _INLINE_TAG = re.compile(r"(?<![\w&\\])#(?=[^\s#])")
+_DOUBLED = re.compile(r"([%:=])(?=\1)")  # '%%' comment, '::' card, '==' cloze: split with a backslash
+_SPECIAL = re.compile(r"[\\`$]")
 _SR_LINE = re.compile(r"^(\s*)(\?{1,2})(\s*)$", re.M)
 
 
@@ -79,6 +81,13 @@ def _inline_segments(text: str) -> list[Segment]:
             plain.clear()
 
     while i < n:
+        special = _SPECIAL.search(text, i)
+        if special is None:
+            plain.append(text[i:])
+            break
+        if special.start() > i:
+            plain.append(text[i : special.start()])
+            i = special.start()
         c = text[i]
         if c == "\\" and i + 1 < n:
             plain.append(text[i : i + 2])
@@ -134,9 +143,7 @@ def _closing_dollar(text: str, start: int) -> int | None:
 def neutralise_text(text: str) -> str:
     """Plain Markdown text that renders the same characters and creates no markup Obsidian acts on."""
     text = text.replace("<", "&lt;")
-    text = re.sub(r"%(?=%)", r"%\\", text)
-    text = re.sub(r":(?=:)", r":\\", text)
-    text = re.sub(r"=(?==)", r"=\\", text)
+    text = _DOUBLED.sub(r"\1\\", text)
     text = text.replace("[[", "[\\[")
     text = _INLINE_TAG.sub(r"\\#", text)
     text = _LINK_DEST.sub(lambda m: m.group(0) if m.group(1).lower() in _SAFE_SCHEMES
