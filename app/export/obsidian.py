@@ -161,8 +161,8 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
         deck_tag = tag_text("flashcards/proofdeck", label_key(mod))
         out += ["## 追问 · Follow-ups", "", f"#{deck_tag}", ""]
         for fu in doc.follow_ups:
-            question = "\n".join(one_block(t) for t in (fu.question.zh, fu.question.en) if t.strip())
-            answer = "\n".join(one_block(t) for t in (fu.answer.zh, fu.answer.en) if t.strip()) or NO_ANSWER
+            question = one_block(fu.question.zh, fu.question.en)
+            answer = one_block(fu.answer.zh, fu.answer.en) or NO_ANSWER
             out += [question, "?", answer, ""]
     return "\n".join(out).rstrip("\n") + "\n"
 

@@ -179,6 +179,50 @@ def to_obsidian(markdown: str) -> str:
     return "".join(parts)
 
 
-def one_block(markdown: str) -> str:
-    """Obsidian Markdown without blank lines (a blank line ends a Spaced Repetition card)."""
-    return "\n".join(line for line in to_obsidian(markdown).split("\n") if line.strip())
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def tables_as_lists(markdown: str) -> str:
+    """GFM table rows as list items (``- a · b · c``): without a blank line above it, a table does
+    not render in Obsidian, but a list does. Code fences are left alone."""
+    out, fence = [], ""
+    for line in markdown.split("\n"):
+        m = _FENCE.match(line)
+        if m and (not fence or m.group(1).startswith(fence)):
+            fence = "" if fence else m.group(1)[0] * 3
+        row = None if fence else _TABLE_ROW.match(line)
+        if row is None:
+            out.append(line)
+        elif not _TABLE_RULE.match(line):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.group(1))]
+            out.append("- " + " · ".join(c for c in cells if c))
+    return "\n".join(out)
+
+
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+
+
+def one_block(*markdowns: str) -> str:
+    """Texts as one block of Obsidian Markdown without blank lines (a blank line ends a Spaced
+    Repetition card). Tables become lists, which need no blank line above them; where a blank line
+    ended a list, a thematic break (``***``) ends it instead, so the next paragraph is not pulled
+    into the last list item."""
+    lines: list[str] = []
+    in_list = gap = False
+    for text in markdowns:
+        if not text.strip():
+            continue
+        gap = bool(lines)
+        for line in to_obsidian(tables_as_lists(text)).split("\n"):
+            if not line.strip():
+                gap = True
+                continue
+            if _LIST_ITEM.match(line):
+                in_list = True
+            elif in_list and gap and not line.startswith((" ", "\t")):
+                lines.append("***")
+                in_list = False
+            gap = False
+            lines.append(line)
+    return "\n".join(lines)
