@@ -25,9 +25,10 @@ class UnknownCardError(LookupError):
         super().__init__(f"no card with slug {slug!r}; list the deck with GET /api/cards")
 
 
-def sort_key(doc: CardDoc) -> tuple[str, ...]:
-    return (doc.module.code, doc.module.en, doc.module.zh, doc.topic.code, doc.topic.en, doc.topic.zh,
-            doc.slug)
+def sort_key(doc: CardDoc) -> tuple[bool, str, str, str, bool, str, str, str, str]:
+    """Module, topic, slug; cards without a module or topic come after the others."""
+    return (doc.module.is_empty() and not doc.module.code, doc.module.code, doc.module.en, doc.module.zh,
+            doc.topic.is_empty() and not doc.topic.code, doc.topic.code, doc.topic.en, doc.topic.zh, doc.slug)
 
 
 def sorted_docs(docs: Sequence[CardDoc]) -> list[CardDoc]:

@@ -93,7 +93,8 @@ def _verdict_view(v: Mapping[str, Any]) -> dict[str, Any]:
     return {"kind": kind, "label": VERDICT_LABELS[kind], "claim_id": str(v.get("claim_id", "")),
             "text": Html.of(LangText(zh=str(v.get("text_zh") or ""), en=str(v.get("text_en") or ""))),
             "reason": Html.of(LangText(zh=str(v.get("reason_zh") or ""), en=str(v.get("reason_en") or ""))),
-            "predicted": v.get("predicted"), "measured": v.get("measured")}
+            "predicted": v.get("predicted"), "measured": v.get("measured"),
+            "condition": rendered(str(v.get("condition") or ""))}
 
 
 def card_view(doc: CardDoc, titles: Mapping[str, LangText], verdicts: Verdicts) -> CardView:
