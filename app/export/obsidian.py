@@ -8,6 +8,7 @@ exporting twice gives identical bytes.
 from __future__ import annotations
 
 import io
+import json
 import re
 import unicodedata
 import zipfile
@@ -20,10 +21,11 @@ import yaml
 
 from app.cards.schema import SECTION_TITLES, CardDoc, Label, LangText
 from app.export.deck import Verdicts
-from app.export.filenames import NameAllocator, safe_join, safe_name
+from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
 from app.export.obsidian_text import neutralise_text, one_block, to_obsidian
 
 VAULT_ROOT = "proofdeck"
+MANIFEST = ".proofdeck-export.json"  # what the last `proofdeck export obsidian DIR` wrote
 DECK_INDEX = "proofdeck index"
 NO_MODULE = Label(zh="未分类", en="Unsorted")
 NO_ANSWER = "*暂无参考答案 · No reference answer yet*"
@@ -217,12 +219,32 @@ def vault_zip(files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
+def _previous_export(folder: Path) -> list[str]:
+    try:
+        listed = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
+
+
 def write_vault(folder: Path, files: dict[str, str]) -> list[Path]:
-    """Write the notes under ``folder``; every path is checked to stay inside it."""
-    written = []
+    """Write the notes under ``folder``; every path is checked to stay inside it. Notes that the
+    previous export wrote (listed in ``.proofdeck-export.json``) and this one does not are removed,
+    so a renamed card leaves no stale note behind; nothing else in the folder is touched."""
+    targets = {rel: safe_join(folder, rel) for rel in files}  # check every path before writing any
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel in sorted(set(_previous_export(folder)) - set(files)):
+        try:
+            stale = safe_join(folder, rel)
+        except UnsafePathError:
+            continue
+        if stale.suffix == ".md" and stale.is_file():
+            stale.unlink()
+            if stale.parent != folder.resolve() and not any(stale.parent.iterdir()):
+                stale.parent.rmdir()
     for rel, text in files.items():
-        target = safe_join(folder, rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(text.encode("utf-8"))
-        written.append(target)
-    return written
+        targets[rel].parent.mkdir(parents=True, exist_ok=True)
+        targets[rel].write_bytes(text.encode("utf-8"))
+    manifest = json.dumps(sorted(files), ensure_ascii=False, indent=0)
+    (folder / MANIFEST).write_text(manifest + "\n", encoding="utf-8")
+    return list(targets.values())

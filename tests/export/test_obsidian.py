@@ -100,7 +100,7 @@ def test_file_names_are_safe_and_stay_inside(files: dict[str, str], tmp_path: Pa
     written = write_vault(root, files)
     assert len(written) == len(files)
     assert all(p.resolve().is_relative_to(root.resolve()) for p in written)
-    assert sorted(p for p in root.rglob("*") if p.is_file()) == sorted(written)
+    assert sorted(p for p in root.rglob("*.md")) == sorted(written)
 
 
 def test_card_text_never_becomes_markup(files: dict[str, str]) -> None:
@@ -190,3 +190,20 @@ def test_single_note_matches_the_vault(deck: list[CardDoc], files: dict[str, str
     layout = VaultLayout.plan(deck)
     doc = deck[5]
     assert card_note(doc, layout, verdicts) == files[layout.card_path(doc)]
+
+
+def test_rewrite_removes_only_notes_the_last_export_wrote(deck: list[CardDoc], tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    old = vault_files(deck[:20])
+    write_vault(root, old)
+    (root / "my own note.md").write_text("mine", encoding="utf-8")
+    renamed = deck[3].model_copy(update={"title": deck[3].title.model_copy(update={"en": "A brand new title"})})
+    new = vault_files([renamed if d.slug == renamed.slug else d for d in deck[:20]])
+    write_vault(root, new)
+    on_disk = {p.relative_to(root).as_posix() for p in root.rglob("*.md")}
+    assert on_disk == set(new) | {"my own note.md"}
+    assert any(p.endswith("/A brand new title.md") for p in on_disk)
+    (root / ".proofdeck-export.json").write_text('["../outside.md", "/etc/passwd"]', encoding="utf-8")
+    (tmp_path / "outside.md").write_text("keep", encoding="utf-8")
+    write_vault(root, new)
+    assert (tmp_path / "outside.md").read_text(encoding="utf-8") == "keep"
