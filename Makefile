@@ -38,8 +38,10 @@ typecheck: setup
 pytest: setup
 	OMP_NUM_THREADS=1 $(PY) -m pytest $(PYTEST_ARGS)
 
+# The whole suite twice: on SQLite files, then on a private PostgreSQL cluster started and stopped here.
 test: setup system-deps lint typecheck
 	OMP_NUM_THREADS=1 $(PY) -m pytest $(PYTEST_ARGS)
+	OMP_NUM_THREADS=1 scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
 
 bench: setup
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

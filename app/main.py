@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,8 +12,7 @@ from sqlalchemy.engine import Engine
 from app.api.main import api_router
 from app.core.config import settings
 from app.core.db import get_engine, init_db
-
-log = logging.getLogger("proofdeck")
+from app.core.logging import log, setup_logging
 
 
 def startup_sync(engine: Engine, cards_dir: Path) -> None:
@@ -22,6 +20,7 @@ def startup_sync(engine: Engine, cards_dir: Path) -> None:
     from app.cards.sync import SyncError, sync_cards
 
     init_db(engine)
+    log.info("syncing cards from %s", cards_dir)
     try:
         report = sync_cards(engine, cards_dir)
     except SyncError as exc:
@@ -42,6 +41,7 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
 def create_app(*, database_url: str | None = None, cards_dir: Path | None = None,
                sync_on_startup: bool | None = None) -> FastAPI:
     """Build the app; arguments override the settings (tests use them)."""
+    setup_logging()
     application = FastAPI(
         title="proofdeck", version="0.1.0", lifespan=lifespan,
         description="Bilingual ML-systems interview cards whose formulas are proved by running code.",

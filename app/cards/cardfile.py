@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
-from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
 from app.cards.errors import CardFileError
@@ -40,9 +40,6 @@ for _key in SECTION_KEYS:
     _zh, _en = SECTION_TITLES[_key]
     for _name in (_key, _en, _zh):
         _SECTION_BY_HEADING[_name.lower()] = _key
-
-_md = MarkdownIt("commonmark")
-
 
 def decode_card_bytes(data: bytes, path: str) -> str:
     """UTF-8 (a BOM is fine) with CRLF normalised; anything else is a clear error."""
@@ -69,7 +66,7 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
             path, "front matter is not closed", line=1, hint="end the YAML block with a '---' line"
         ) from None
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
+        meta = yaml.load("\n".join(lines[1:end]), Loader=_Loader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else None
@@ -80,61 +77,72 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
     return meta, "\n".join(lines[end + 1 :]), end + 2
 
 
-def parse_body(body: str, path: str, first_line: int) -> dict[str, LangText]:
-    """Split the Markdown body into sections by its level-1 / level-2 headings."""
-    lines = body.split("\n")
-    headings: list[tuple[int, int, int, str]] = []  # (level, start, end, text), 0-based lines in body
-    tokens = _md.parse(body)
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open" and tok.tag in ("h1", "h2") and tok.map:
-            headings.append((int(tok.tag[1]), tok.map[0], tok.map[1], tokens[i + 1].content.strip()))
+_HEADING = re.compile(r"^(#{1,2})[ \t]+(.*?)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
-    found: dict[str, dict[str, str]] = {}
+
+def _structure_line(line: str) -> tuple[int, str] | None:
+    """(level, name) when ``line`` is a section heading (``# Summary``) or a language heading (``## en``)."""
+    m = _HEADING.match(line)
+    if not m:
+        return None
+    level, name = len(m.group(1)), m.group(2)
+    if (level == 1 and name.lower() in _SECTION_BY_HEADING) or (level == 2 and name.lower() in LANGS):
+        return level, name
+    return None
+
+
+def parse_body(body: str, path: str, first_line: int) -> dict[str, LangText]:
+    """Split the Markdown body into sections by its ``# Section`` / ``## zh|en`` lines.
+
+    Those lines always delimit, even after an unclosed code fence in the text above them, so one
+    section's Markdown can never swallow the next. Any other level-1/2 heading outside a code fence is
+    an error (use ### inside a section).
+    """
+    found: dict[str, dict[str, list[str]]] = {}
     section: str | None = None
     lang: str | None = None
-    for n, (level, start, _end, name) in enumerate(headings):
-        at = first_line + start
-        next_start = headings[n + 1][1] if n + 1 < len(headings) else len(lines)
-        content = "\n".join(lines[headings[n][2] : next_start]).strip("\n")
-        if level == 1:
-            key = _SECTION_BY_HEADING.get(name.lower())
-            if key is None:
-                raise CardFileError(
-                    path, f"unknown section heading '# {name}'", line=at,
-                    hint=f"use one of {', '.join(SECTION_TITLES[k][1] for k in SECTION_KEYS)}; "
-                    "use ### for headings inside a section",
-                )
-            if key in found:
-                raise CardFileError(path, f"section '{name}' appears twice", line=at)
-            found[key] = {}
-            section, lang = key, None
-            if content.strip():
-                raise CardFileError(
-                    path, f"text directly under '# {name}'", line=at + 1,
-                    hint="put it under '## zh' or '## en'",
-                )
-        else:
-            lang = name.lower()
-            if section is None:
-                raise CardFileError(path, f"'## {name}' before any section heading", line=at)
-            if lang not in LANGS:
-                raise CardFileError(
-                    path, f"unknown language heading '## {name}'", line=at,
-                    hint="use '## zh' or '## en'; use ### for headings inside a section",
-                )
-            if lang in found[section]:
-                raise CardFileError(path, f"'## {lang}' appears twice in section '{section}'", line=at)
-            found[section][lang] = content
-    if headings:
-        before = "\n".join(lines[: headings[0][1]]).strip()
-    else:
-        before = body.strip()
-    if before:
-        raise CardFileError(
-            path, "text before the first section heading", line=first_line,
-            hint="start the body with a section heading such as '# Summary'",
-        )
-    return {k: LangText(**v) for k, v in found.items()}
+    fence: str | None = None
+    for offset, line in enumerate(body.split("\n")):
+        at = first_line + offset
+        structure = _structure_line(line)
+        if structure is not None:
+            fence = None
+            level, name = structure
+            if level == 1:
+                key = _SECTION_BY_HEADING[name.lower()]
+                if key in found:
+                    raise CardFileError(path, f"section '{name}' appears twice", line=at)
+                found[key], section, lang = {}, key, None
+            else:
+                if section is None:
+                    raise CardFileError(path, f"'## {name}' before any section heading", line=at)
+                lang = name.lower()
+                if lang in found[section]:
+                    raise CardFileError(path, f"'## {lang}' appears twice in section '{section}'", line=at)
+                found[section][lang] = []
+            continue
+        fence_match = _FENCE.match(line)
+        if fence_match:
+            marker = fence_match.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence) and not line.strip()[len(marker):].strip():
+                fence = None
+        elif fence is None and _HEADING.match(line):
+            raise CardFileError(
+                path, f"unknown heading '{line.strip()[:60]}'", line=at,
+                hint=f"sections are {', '.join('# ' + SECTION_TITLES[k][1] for k in SECTION_KEYS)}; "
+                "languages are '## zh' and '## en'; use ### for headings inside a section",
+            )
+        if section is None or lang is None:
+            if line.strip():
+                where = "before the first section heading" if section is None else f"directly under section '{section}'"
+                raise CardFileError(path, f"text {where}", line=at,
+                                    hint="put text under a '# Section' heading and a '## zh' or '## en' heading")
+            continue
+        found[section][lang].append(line)
+    return {k: LangText(**{lg: "\n".join(lines).strip("\n") for lg, lines in v.items()}) for k, v in found.items()}
 
 
 def _validation_message(exc: ValidationError) -> str:
@@ -170,7 +178,11 @@ def load_card_file(path: Path) -> CardDoc:
     return load_card_text(decode_card_bytes(data, name), name)
 
 
-class _Dumper(yaml.SafeDumper):
+# libyaml's C loader/dumper when present (10x faster than pure Python), same safe semantics.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     pass
 
 
@@ -202,6 +214,10 @@ def dump_card(doc: CardDoc) -> str:
         for lang in LANGS:
             out += [f"## {lang}", ""]
             value = getattr(text, lang).strip("\n")
+            clash = next((ln for ln in value.split("\n") if _structure_line(ln)), None)
+            if clash is not None:
+                raise ValueError(f"section {key}/{lang} of {doc.slug!r} contains the line {clash!r}, which is a "
+                                 "card-file heading; indent it or use ### instead")
             if value:
                 out += [value, ""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from sqlalchemy import insert
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, delete, select
+from sqlmodel import Session, SQLModel, col, delete, select
 
-from app.cards.cardfile import content_hash, dump_card, load_card_file
+from app.cards.cardfile import MAX_FILE_BYTES, content_hash, decode_card_bytes, load_card_text
 from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.render.math import math_problems
+
+CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)
 
 
 class SyncError(Exception):
@@ -46,17 +50,27 @@ def card_files(cards_dir: Path) -> list[Path]:
     return sorted(p for p in cards_dir.glob("*.md") if p.name.lower() != "readme.md")
 
 
-def load_deck(cards_dir: Path) -> list[tuple[Path, CardDoc]]:
+@dataclass(frozen=True)
+class CardSource:
+    """One parsed card file: where it is, its text, and the card it holds."""
+
+    path: Path
+    text: str
+    doc: CardDoc
+
+
+def load_deck(cards_dir: Path) -> list[CardSource]:
     """Parse every card file; raise :class:`SyncError` listing every bad one."""
     if not cards_dir.is_dir():
         raise SyncError([CardFileError(str(cards_dir), "cards folder does not exist",
                                        hint="set PROOFDECK_CARDS_DIR to a folder of card files")])
-    docs: list[tuple[Path, CardDoc]] = []
+    docs: list[CardSource] = []
     errors: list[CardFileError] = []
     seen: dict[str, Path] = {}
     for path in card_files(cards_dir):
         try:
-            doc = load_card_file(path)
+            text = decode_card_bytes(_read(path), str(path))
+            doc = load_card_text(text, str(path))
         except CardFileError as exc:
             errors.append(exc)
             continue
@@ -65,10 +79,19 @@ def load_deck(cards_dir: Path) -> list[tuple[Path, CardDoc]]:
                                         hint="give each card its own slug"))
             continue
         seen[doc.slug] = path
-        docs.append((path, doc))
+        docs.append(CardSource(path, text, doc))
     if errors:
         raise SyncError(errors)
     return docs
+
+
+def _read(path: Path) -> bytes:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise CardFileError(str(path), f"file is larger than {MAX_FILE_BYTES} bytes")
+        return path.read_bytes()
+    except OSError as exc:
+        raise CardFileError(str(path), f"cannot read: {exc.strerror}") from None
 
 
 def search_text(doc: CardDoc) -> str:
@@ -81,7 +104,9 @@ def search_text(doc: CardDoc) -> str:
     return "\n".join(p for p in parts if p).lower()
 
 
-def _apply(session: Session, card: Card, doc: CardDoc, path: Path, cards_dir: Path) -> None:
+def _apply(card: Card, source: CardSource, cards_dir: Path) -> None:
+    """Copy a card file's metadata onto its row (same row across edits, so the id stays)."""
+    doc, path = source.doc, source.path
     card.title_zh, card.title_en = doc.title.zh, doc.title.en
     card.module_code, card.module_zh, card.module_en = doc.module.code, doc.module.zh, doc.module.en
     card.topic_code, card.topic_zh, card.topic_en = doc.topic.code, doc.topic.zh, doc.topic.en
@@ -89,26 +114,25 @@ def _apply(session: Session, card: Card, doc: CardDoc, path: Path, cards_dir: Pa
     card.tags = list(doc.tags)
     card.content_hash = content_hash(doc)
     card.source_path = path.relative_to(cards_dir).as_posix()
-    card.source_text = dump_card(doc)
+    card.source_text = source.text
     card.search_text = search_text(doc)
     card.retired = False
     card.updated_at = utcnow()
-    session.add(card)
-    session.flush()
-    assert card.id is not None
-    for table in (CardSection, CardFollowUp, CardLink, CardClaim):
-        session.exec(delete(table).where(col(table.card_id) == card.id))  # type: ignore[attr-defined]
-    for i, (key, text) in enumerate(doc.sections.items()):
-        session.add(CardSection(card_id=card.id, key=key, position=i, zh=text.zh, en=text.en))
-    for i, fu in enumerate(doc.follow_ups):
-        session.add(CardFollowUp(card_id=card.id, key=fu.id, position=i, question_zh=fu.question.zh,
-                                 question_en=fu.question.en, answer_zh=fu.answer.zh, answer_en=fu.answer.en))
-    for i, link in enumerate(doc.links):
-        session.add(CardLink(card_id=card.id, position=i, target_slug=link.slug,
-                             target_title_zh=link.title.zh, target_title_en=link.title.en))
-    for i, claim in enumerate(doc.claims):
-        session.add(CardClaim(card_id=card.id, key=claim.id, position=i, text_zh=claim.text.zh,
-                              text_en=claim.text.en, check=claim.check, section=claim.section))
+
+
+def _child_rows(card_id: int, doc: CardDoc) -> dict[type[SQLModel], list[dict[str, Any]]]:
+    """The section, follow-up, link and claim rows of one card, as plain dicts for a bulk insert."""
+    return {
+        CardSection: [{"card_id": card_id, "key": key, "position": i, "zh": t.zh, "en": t.en}
+                      for i, (key, t) in enumerate(doc.sections.items())],
+        CardFollowUp: [{"card_id": card_id, "key": fu.id, "position": i, "question_zh": fu.question.zh,
+                            "question_en": fu.question.en, "answer_zh": fu.answer.zh, "answer_en": fu.answer.en}
+                       for i, fu in enumerate(doc.follow_ups)],
+        CardLink: [{"card_id": card_id, "position": i, "target_slug": link.slug, "target_title_zh": link.title.zh,
+                        "target_title_en": link.title.en} for i, link in enumerate(doc.links)],
+        CardClaim: [{"card_id": card_id, "key": c.id, "position": i, "text_zh": c.text.zh, "text_en": c.text.en,
+                         "check": c.check, "section": c.section} for i, c in enumerate(doc.claims)],
+    }
 
 
 def _math_fallbacks(doc: CardDoc) -> list[str]:
@@ -128,18 +152,36 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
     report = SyncReport()
     with Session(engine) as session, session.begin():
         existing = {c.slug: c for c in session.exec(select(Card))}
-        for path, doc in docs:
-            report.math_fallbacks += _math_fallbacks(doc)
+        changed: list[tuple[Card, CardSource]] = []
+        for source in docs:
+            doc = source.doc
             card = existing.get(doc.slug)
-            if card is None:
-                _apply(session, Card(slug=doc.slug), doc, path, cards_dir)
-                report.added.append(doc.slug)
-            elif card.content_hash != content_hash(doc) or card.retired:
-                _apply(session, card, doc, path, cards_dir)
-                report.updated.append(doc.slug)
-            else:
+            if (card is not None and card.content_hash == content_hash(doc) and not card.retired
+                    # a renamed or reformatted file is a change too: source_path / source_text follow it
+                    and card.source_path == source.path.relative_to(cards_dir).as_posix()
+                    and card.source_text == source.text):
                 report.unchanged.append(doc.slug)
-        present = {doc.slug for _, doc in docs}
+                continue
+            # formulas that fall back to TeX are reported when a card is added or changed
+            report.math_fallbacks += _math_fallbacks(doc)
+            (report.updated if card else report.added).append(doc.slug)
+            card = card or Card(slug=doc.slug)
+            _apply(card, source, cards_dir)
+            session.add(card)
+            changed.append((card, source))
+        session.flush()  # assigns ids to new cards
+        ids = [card.id for card, _ in changed]
+        rows: dict[type[SQLModel], list[dict[str, Any]]] = {t: [] for t in CHILD_TABLES}
+        for card, source in changed:
+            assert card.id is not None
+            for table, table_rows in _child_rows(card.id, source.doc).items():
+                rows[table] += table_rows
+        for table in CHILD_TABLES:
+            for chunk in range(0, len(ids), 500):
+                session.exec(delete(table).where(col(table.card_id).in_(ids[chunk:chunk + 500])))
+            if rows[table]:
+                session.execute(insert(table), rows[table])
+        present = {source.doc.slug for source in docs}
         for slug, card in sorted(existing.items()):
             if slug not in present and not card.retired:
                 card.retired = True

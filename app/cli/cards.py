@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
 out = Console()
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import cards, export, server
+from app.cli import cards, db, export, importer, server, verify
 
 cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
                   no_args_is_help=True, add_completion=False)
 cards.register(cli)
+db.register(cli)
 export.register(cli)
+importer.register(cli)
 server.register(cli)
+verify.register(cli)
 
 if __name__ == "__main__":
     cli()

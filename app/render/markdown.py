@@ -58,6 +58,8 @@ def render_markdown(text: str) -> str:
 def math_spans(text: str) -> list[tuple[str, bool]]:
     """(tex, display) for every formula markdown-it finds in ``text`` (code spans excluded)."""
     found: list[tuple[str, bool]] = []
+    if "$" not in text:
+        return found
 
     def walk(tokens: Sequence[Any]) -> None:
         for tok in tokens:

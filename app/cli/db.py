@@ -1,0 +1,48 @@
+"""``proofdeck db``: schema migrations (Alembic)."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+out = Console(highlight=False)
+db_cli = typer.Typer(help="Database schema migrations.", no_args_is_help=True)
+
+
+@db_cli.command()
+def upgrade(revision: str = typer.Argument("head", help="Target revision."),
+            database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
+    """Apply migrations (an empty database gets the whole schema)."""
+    from app.core.config import settings
+    from app.core.db import get_engine
+    from app.core.migrate import current_revision, ensure_schema
+    from app.core.migrate import upgrade as do_upgrade
+
+    engine = get_engine(database_url or settings.DATABASE_URL)
+    before = current_revision(engine)
+    if revision == "head":
+        ensure_schema(engine)
+    else:
+        do_upgrade(engine, revision)
+    out.print(f"database schema: {before or 'empty'} → {current_revision(engine)}")
+
+
+@db_cli.command()
+def revision(message: str = typer.Option(..., "-m", "--message", help="What the migration changes."),
+             database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
+    """Write a new migration by comparing the models with an up-to-date database (developers)."""
+    from alembic import command
+
+    from app.core.config import settings
+    from app.core.db import get_engine
+    from app.core.migrate import alembic_config
+
+    engine = get_engine(database_url or settings.DATABASE_URL)
+    cfg = alembic_config(engine)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.revision(cfg, message=message, autogenerate=True)
+
+
+def register(cli: typer.Typer) -> None:
+    cli.add_typer(db_cli, name="db")

@@ -1,0 +1,1 @@
+"""Alembic migrations for the database schema (``proofdeck db upgrade``)."""

@@ -1,0 +1,1 @@
+"""Verification results in the app: run ``python -m verify`` out of process, store, read back."""

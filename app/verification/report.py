@@ -1,0 +1,41 @@
+"""The shape of the JSON report ``python -m verify --json FILE`` writes (validated before storing)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Verdict = Literal["confirmed", "refuted", "conditional", "unverifiable", "error", "missing-check"]
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Environment(_Open):
+    torch: str = ""
+    backend: str = ""
+    device: str = ""
+    world_sizes: list[int] = Field(default_factory=list)
+
+
+class ClaimResult(_Open):
+    card: str
+    claim_id: str
+    verdict: Verdict
+    text_zh: str = ""
+    text_en: str = ""
+    check: str = ""
+    judged: str = ""
+    predicted: Any = None
+    measured: Any = None
+    condition: str | None = ""
+    reason_zh: str = ""
+    reason_en: str = ""
+
+
+class VerifyReport(_Open):
+    environment: Environment
+    runs: list[dict[str, Any]] = Field(default_factory=list)
+    claims: list[ClaimResult] = Field(default_factory=list)

@@ -1,0 +1,85 @@
+"""Store a verify report with its time, environment and versions; read the latest verdicts per card."""
+
+from __future__ import annotations
+
+import platform
+from importlib.metadata import version
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from app.models.card import utcnow
+from app.models.verification import ClaimVerdict, VerificationRun
+from app.verification.report import VerifyReport
+
+
+def proofdeck_version() -> str:
+    try:
+        return version("proofdeck")
+    except Exception:  # not installed (running from a checkout)
+        return "0+unknown"
+
+
+def start_run(session: Session) -> VerificationRun:
+    """A run row in state ``running`` (for background jobs that report progress)."""
+    run = VerificationRun(status="running", host=platform.node(), proofdeck_version=proofdeck_version())
+    session.add(run)
+    session.commit()
+    session.refresh(run)
+    return run
+
+
+def fail_run(session: Session, run: VerificationRun, error: str) -> None:
+    run.status, run.error, run.finished_at = "failed", error, utcnow()
+    session.add(run)
+    session.commit()
+
+
+def store_report(session: Session, data: dict[str, Any], run: VerificationRun | None = None,
+                 host: str | None = None) -> VerificationRun:
+    """Validate ``data`` (raises pydantic.ValidationError) and store it with one verdict row per claim."""
+    report = VerifyReport.model_validate(data)
+    if run is None:
+        run = VerificationRun(proofdeck_version=proofdeck_version())
+    env = report.environment
+    run.status, run.finished_at = "done", utcnow()
+    run.host = host or str(env.model_extra.get("host", "") if env.model_extra else "") or run.host or platform.node()
+    run.backend, run.device, run.torch_version = env.backend, env.device, env.torch
+    run.world_sizes = list(env.world_sizes)
+    run.environment = env.model_dump(mode="json")
+    run.report = report.model_dump(mode="json")
+    session.add(run)
+    session.flush()
+    assert run.id is not None
+    for claim in report.claims:
+        session.add(ClaimVerdict(
+            run_id=run.id, card_slug=claim.card, claim_key=claim.claim_id, check=claim.check,
+            verdict=claim.verdict, judged=claim.judged, text_zh=claim.text_zh, text_en=claim.text_en,
+            predicted=claim.predicted, measured=claim.measured, condition=claim.condition or "",
+            reason_zh=claim.reason_zh, reason_en=claim.reason_en,
+        ))
+    session.commit()
+    session.refresh(run)
+    return run
+
+
+def latest_verdicts(session: Session, slug: str) -> tuple[VerificationRun | None, list[ClaimVerdict]]:
+    """The newest finished run that judged ``slug``'s claims, and those verdicts in claim order."""
+    run_id = session.exec(
+        select(ClaimVerdict.run_id).join(VerificationRun, col(VerificationRun.id) == ClaimVerdict.run_id)
+        .where(ClaimVerdict.card_slug == slug, VerificationRun.status == "done")
+        .order_by(col(VerificationRun.finished_at).desc(), col(VerificationRun.id).desc()).limit(1)
+    ).first()
+    if run_id is None:
+        return None, []
+    run = session.get(VerificationRun, run_id)
+    verdicts = list(session.exec(select(ClaimVerdict).where(ClaimVerdict.run_id == run_id,
+                                                            ClaimVerdict.card_slug == slug)
+                                 .order_by(col(ClaimVerdict.id))))
+    return run, verdicts
+
+
+def latest_verdicts_by_card(session: Session) -> dict[str, list[ClaimVerdict]]:
+    """slug → its latest verdicts, for exports that show every card."""
+    slugs = session.exec(select(ClaimVerdict.card_slug).distinct()).all()
+    return {slug: latest_verdicts(session, slug)[1] for slug in sorted(slugs)}
