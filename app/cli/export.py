@@ -36,6 +36,10 @@ def _deck(database_url: str | None) -> tuple[list[CardDoc], Verdicts]:
     return docs, verdicts
 
 
+def _cards(docs: list[CardDoc]) -> str:
+    return f"{len(docs)} card{'' if len(docs) == 1 else 's'}"
+
+
 @contextmanager
 def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -67,7 +71,7 @@ def register(cli: typer.Typer) -> None:
         except UnsafePathError as exc:
             err.print(f"[red]error[/red] {exc}")
             raise typer.Exit(1) from None
-        out.print(f"wrote {len(written)} notes ({len(docs)} cards) to {folder}", highlight=False)
+        out.print(f"wrote {len(written)} notes ({_cards(docs)}) to {folder}", highlight=False, soft_wrap=True)
 
     @export.command("html")
     def html(file: Annotated[Path, typer.Argument(help="Handbook file to write, e.g. proofdeck.html.")],
@@ -80,7 +84,8 @@ def register(cli: typer.Typer) -> None:
             text = render_handbook(docs, verdicts, on_card=tick)
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(text, encoding="utf-8")
-        out.print(f"wrote {file} ({len(docs)} cards, {len(text.encode()) / 1e6:.1f} MB)", highlight=False)
+        out.print(f"wrote {file} ({_cards(docs)}, {len(text.encode()) / 1e6:.1f} MB)", highlight=False,
+                  soft_wrap=True)
 
     @export.command("anki")
     def anki(file: Annotated[Path, typer.Argument(help="Package to write, e.g. proofdeck.apkg.")],
@@ -96,4 +101,4 @@ def register(cli: typer.Typer) -> None:
         file.parent.mkdir(parents=True, exist_ok=True)
         with _progress("cards", len(docs)) as tick:
             count = write_package(docs, file, verdicts, on_card=tick)
-        out.print(f"wrote {file} ({count} notes from {len(docs)} cards)", highlight=False)
+        out.print(f"wrote {file} ({count} notes from {_cards(docs)})", highlight=False, soft_wrap=True)

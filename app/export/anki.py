@@ -20,7 +20,7 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.cards.schema import CardDoc, LangText
-from app.export.deck import VERDICT_KINDS, Verdicts
+from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
 from app.export.obsidian import label_key, label_text, tag_text
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
@@ -30,8 +30,6 @@ DECK_DESCRIPTION = "proofdeck: 中英双语 ML 系统面试卡片 · bilingual M
 FIELDS = ("Key", "Context", "Question zh", "Question en", "Answer zh", "Answer en", "Extra")
 CARD_ITEM = "card"
 ANSWER_SECTIONS = ("summary", "insights", "pitfalls")  # the back of a card's own note
-_VERDICT = {"confirmed": "✓ 已证实 · confirmed", "refuted": "✗ 被推翻 · refuted",
-            "conditional": "≈ 有条件成立 · conditional", "unverifiable": "? 无法验证 · unverifiable"}
 
 _CSS = """.card { font-family: system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif;
   font-size: 18px; line-height: 1.55; text-align: left; max-width: 42em; margin: 0 auto; }
@@ -108,16 +106,16 @@ def anki_tags(doc: CardDoc, kind: str) -> list[str]:
 def _verdicts_html(items: Sequence[Mapping[str, Any]]) -> str:
     out = []
     for v in items:
-        kind = str(v.get("verdict", "unverifiable"))
-        kind = kind if kind in VERDICT_KINDS else "unverifiable"
+        kind = verdict_kind(v)
         keys = ("text_zh", "text_en", "condition", "reason_zh", "reason_en")
         text = _join([field_html(str(v.get(k) or "")) for k in keys])
         nums = ""
-        if v.get("predicted") is not None or v.get("measured") is not None:
-            nums = (f"<p>预测 predicted {escape(str(v.get('predicted')))} · "
-                    f"实测 measured {escape(str(v.get('measured')))}</p>")
+        predicted, measured = format_value(v.get("predicted")), format_value(v.get("measured"))
+        if predicted or measured:
+            nums = f"<p>预测 predicted {escape(predicted)} · 实测 measured {escape(measured)}</p>"
         claim = escape(str(v.get("claim_id", "")))
-        out.append(f'<div class="v-{kind}"><b>{_VERDICT[kind]}</b> <code>{claim}</code>{text}{nums}</div>')
+        zh, en, sign = VERDICT_LABELS[kind]
+        out.append(f'<div class="v-{kind}"><b>{sign} {zh} · {en}</b> <code>{claim}</code>{text}{nums}</div>')
     return "\n".join(out)
 
 

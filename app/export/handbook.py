@@ -22,13 +22,10 @@ from markupsafe import Markup
 
 from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
-from app.export.deck import VERDICT_KINDS, Verdicts
+from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
 from app.render.markdown import render_markdown
 
 TEMPLATES = PROJECT_ROOT / "templates"
-VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
-                  "conditional": ("有条件成立", "conditional", "≈"),
-                  "unverifiable": ("无法验证", "unverifiable", "?")}
 
 
 _IMG = re.compile(r'<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? />')
@@ -88,12 +85,11 @@ def anchor(slug: str) -> str:
 
 
 def _verdict_view(v: Mapping[str, Any]) -> dict[str, Any]:
-    kind = str(v.get("verdict", "unverifiable"))
-    kind = kind if kind in VERDICT_KINDS else "unverifiable"
+    kind = verdict_kind(v)
     return {"kind": kind, "label": VERDICT_LABELS[kind], "claim_id": str(v.get("claim_id", "")),
             "text": Html.of(LangText(zh=str(v.get("text_zh") or ""), en=str(v.get("text_en") or ""))),
             "reason": Html.of(LangText(zh=str(v.get("reason_zh") or ""), en=str(v.get("reason_en") or ""))),
-            "predicted": v.get("predicted"), "measured": v.get("measured"),
+            "predicted": format_value(v.get("predicted")), "measured": format_value(v.get("measured")),
             "condition": rendered(str(v.get("condition") or ""))}
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from app.cards.schema import SECTION_TITLES, CardDoc, Label, LangText
-from app.export.deck import Verdicts
+from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
 from app.export.obsidian_text import neutralise_text, one_block, to_obsidian
 
@@ -29,9 +29,8 @@ MANIFEST = ".proofdeck-export.json"  # what the last `proofdeck export obsidian 
 DECK_INDEX = "proofdeck index"
 NO_MODULE = Label(zh="未分类", en="Unsorted")
 NO_ANSWER = "*暂无参考答案 · No reference answer yet*"
-CALLOUT = {"confirmed": "success", "refuted": "failure", "conditional": "warning", "unverifiable": "question"}
-VERDICT_WORDS = {"confirmed": "已证实 · confirmed", "refuted": "被推翻 · refuted",
-                 "conditional": "有条件成立 · conditional", "unverifiable": "无法验证 · unverifiable"}
+CALLOUT = {"confirmed": "success", "refuted": "failure", "conditional": "warning", "unverifiable": "question",
+           "error": "bug", "missing-check": "question"}
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when present: same text, faster
 
@@ -118,14 +117,15 @@ def _bilingual(text: LangText) -> str:
 
 
 def _verdict_lines(v: Mapping[str, Any]) -> list[str]:
-    kind = str(v.get("verdict", "unverifiable"))
+    kind = verdict_kind(v)
     body = [one_line(str(v.get(k) or "")) for k in ("text_zh", "text_en")]
-    if v.get("predicted") not in (None, "") or v.get("measured") not in (None, ""):
-        body.append(one_line(f"预测 predicted: {v.get('predicted', '')} · "
-                             f"实测 measured: {v.get('measured', '')}"))
+    predicted, measured = format_value(v.get("predicted")), format_value(v.get("measured"))
+    if predicted or measured:
+        body.append(one_line(f"预测 predicted: {predicted} · 实测 measured: {measured}"))
     body += [one_line(str(v.get(k) or "")) for k in ("condition", "reason_zh", "reason_en")]
-    title = f"{VERDICT_WORDS.get(kind, one_line(kind))} · {one_line(str(v.get('claim_id', '')))}"
-    return _callout(CALLOUT.get(kind, "note"), title, "\n\n".join(b for b in body if b))
+    zh, en, _ = VERDICT_LABELS[kind]
+    title = f"{zh} · {en} · {one_line(str(v.get('claim_id', '')))}"
+    return _callout(CALLOUT[kind], title, "\n\n".join(b for b in body if b))
 
 
 def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = None) -> str:
