@@ -113,7 +113,8 @@ def _callout(kind: str, title: str, body: str) -> list[str]:
 
 
 def _bilingual(text: LangText) -> str:
-    return "\n\n".join(to_obsidian(t.strip("\n")) for t in (text.zh, text.en) if t.strip())
+    """zh, a thematic break, en (the break also keeps a zh list and an en list apart)."""
+    return "\n\n***\n\n".join(to_obsidian(t.strip("\n")) for t in (text.zh, text.en) if t.strip())
 
 
 def _verdict_lines(v: Mapping[str, Any]) -> list[str]:
