@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
-from app.api.main import api_router
+from app.api.main import api_router, install_pages
 from app.core.config import settings
 from app.core.db import get_engine, init_db
 from app.core.logging import log, setup_logging
@@ -50,6 +50,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
     application.include_router(api_router)
+    install_pages(application)
     return application
 
 

@@ -37,9 +37,12 @@ def engine(database_url: str) -> Iterator[Engine]:
 
 @pytest.fixture
 def cards_dir(tmp_path: Path) -> Path:
-    """A copy of the bundled cards/ folder that a test may edit."""
+    """A copy of the bundled cards/ folder that a test may edit (empty when there is none)."""
     dest = tmp_path / "cards"
-    shutil.copytree(ROOT / "cards", dest)
+    if (ROOT / "cards").is_dir():
+        shutil.copytree(ROOT / "cards", dest)
+    else:
+        dest.mkdir()
     return dest
 
 
@@ -51,6 +54,7 @@ def client(database_url: str, cards_dir: Path) -> Iterator[TestClient]:
     app = create_app(database_url=database_url, cards_dir=cards_dir, sync_on_startup=True)
     with TestClient(app) as c:
         yield c
+    app.state.engine.dispose()  # close pooled connections before the database is dropped
 
 
 @pytest.fixture

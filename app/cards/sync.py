@@ -140,6 +140,7 @@ def _math_fallbacks(doc: CardDoc) -> list[str]:
     texts = [(f"{key}/{lang}", getattr(t, lang)) for key, t in doc.sections.items() for lang in ("zh", "en")]
     texts += [(f"follow-up {fu.id}/{lang}", getattr(part, lang)) for fu in doc.follow_ups
               for part in (fu.question, fu.answer) for lang in ("zh", "en")]
+    texts += [(f"claim {c.id}/{lang}", getattr(c.text, lang)) for c in doc.claims for lang in ("zh", "en")]
     for where, text in texts:
         for tex, reason in math_problems(text):
             out.append(f"{doc.slug}: {where}: ${tex}$: {reason}")

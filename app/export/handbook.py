@@ -28,15 +28,20 @@ from app.render.markdown import render_markdown
 TEMPLATES = PROJECT_ROOT / "templates"
 
 
-_IMG = re.compile(r'<img src="([^"]*)" alt="([^"]*)"(?: title="[^"]*")? />')
+_IMG = re.compile(r"<img\b[^>]*>")
+_SRC = re.compile(r'\ssrc="([^"]*)"')
+_ALT = re.compile(r'\salt="([^"]*)"')
 
 
 def offline(html: str) -> str:
-    """Images that would load from anywhere but the file itself become their alt text."""
+    """Images that would load anything (another host or a file next to the handbook) become their
+    alt text; only ``data:image/`` images stay. Attribute values are already escaped by the renderer."""
     def replace(m: re.Match[str]) -> str:
-        if m.group(1).startswith("data:image/"):
+        src, alt = _SRC.search(m.group(0)), _ALT.search(m.group(0))
+        if src and src.group(1).startswith("data:image/"):
             return m.group(0)
-        return f'<span class="img-off" title="image not included">[{m.group(2) or "image"}]</span>'
+        text = alt.group(1) if alt and alt.group(1) else "image"
+        return f'<span class="img-off" title="image not included">[{text}]</span>'
 
     return _IMG.sub(replace, html)
 

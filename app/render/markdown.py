@@ -2,16 +2,22 @@
 
 Card text never becomes live markup: raw HTML is escaped, link targets go through markdown-it's
 ``validateLink`` (no ``javascript:``, ``vbscript:``, ``file:``, non-image ``data:``), and math passes
-the allow-list in :mod:`app.render.math`.
+the allow-list in :mod:`app.render.math`. Images from other hosts become plain links, so a page never
+fetches anything from outside the server (pages work offline and leak nothing).
+
+Math delimiters follow Pandoc: ``$x$`` needs no space just inside the dollars, so "costs $5 and $6"
+stays text; ``$$...$$`` is display math.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
@@ -19,6 +25,8 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.render.math import render_math
 
+# An image source on another host (a scheme other than data:, or protocol-relative //host).
+_REMOTE = re.compile(r"^\s*(?!data:)(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
 _MATH_TOKENS = {"math_inline": False, "math_inline_double": True, "math_block": True,
                 "math_block_label": True}
 
@@ -28,6 +36,18 @@ def _render_math_token(self: RendererHTML, tokens: Sequence[Token], idx: int,
     tok = tokens[idx]
     html = render_math(tok.content.strip(), display=_MATH_TOKENS[tok.type])
     return f'<div class="math-block">{html}</div>\n' if tok.block else html
+
+
+def _image(self: RendererHTML, tokens: Sequence[Token], idx: int,
+           options: OptionsDict, env: EnvType) -> str:
+    tok = tokens[idx]
+    src = str(tok.attrGet("src") or "")
+    if _REMOTE.match(src):
+        alt = self.renderInlineAsText(tok.children or [], options, env) or src
+        return (f'<a href="{escapeHtml(src)}" class="remote-image" rel="noopener noreferrer nofollow">'
+                f"{escapeHtml(alt)}</a>")
+    tok.attrSet("loading", "lazy")
+    return self.image(tokens, idx, options, env)
 
 
 def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int,
@@ -40,10 +60,11 @@ def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int,
 def _parser() -> MarkdownIt:
     md = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
           .enable(["table", "strikethrough"])
-          .use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True))
+          .use(dollarmath_plugin, allow_space=False, allow_digits=True, double_inline=True))
     for name in _MATH_TOKENS:
         md.add_render_rule(name, _render_math_token)
     md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("image", _image)
     return md
 
 

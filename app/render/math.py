@@ -1,9 +1,16 @@
 """TeX → MathML on the server (latex2mathml), with a safe fallback to the TeX source.
 
-latex2mathml emits unknown commands silently as ``<mi>\\foo</mi>``, raises on malformed TeX, and
-copies ``\\text{...}`` content and ``\\href`` targets into its output verbatim. Every result is
-therefore parsed back and checked against an allow-list of MathML elements and attributes; anything
-else falls back to showing the escaped TeX.
+latex2mathml has three habits this module guards against:
+
+- unknown commands come out silently as ``<mi>\\foo</mi>``;
+- malformed TeX (``\\frac{1}{``) raises, with many exception types;
+- its string output is *unescaped* after serialisation, so ``\\text{<b>}`` or ``a & b`` would be
+  copied into the markup verbatim, and ``\\href`` targets become attributes.
+
+So we never use its string output: we take the element tree (``convert_to_element``), check every
+element and attribute against an allow-list (attribute values against a plain-token pattern), turn
+its ``&#x...;`` character references into characters, and serialise it ourselves with escaping.
+Anything that fails a check falls back to the escaped TeX source in ``<code class="math-fallback">``.
 """
 
 from __future__ import annotations
@@ -22,32 +29,60 @@ ALLOWED_ELEMENTS = frozenset(
     "annotation merror maligngroup malignmark mlabeledtr mfenced".split()
 )
 ALLOWED_ATTRIBUTES = frozenset(
-    "xmlns display mathvariant mathsize mathcolor stretchy fence form width height depth lspace rspace "
+    "display mathvariant mathsize mathcolor stretchy fence form width height depth lspace rspace voffset "
     "columnalign rowalign columnspacing rowspacing columnlines rowlines frame framespacing accent "
     "accentunder movablelimits separator separators linethickness minsize maxsize symmetric largeop "
     "scriptlevel displaystyle notation open close equalrows equalcolumns align side minlabelspacing "
-    "class encoding".split()
+    "linebreak encoding".split()
 )
+# Attribute values are plain tokens: words, lengths ("-.2em", "+0.833em"), colours ("#a0a0ff"), lists.
+_SAFE_VALUE = re.compile(r"^[A-Za-z0-9 .#%+\-]*$")
 _UNKNOWN_COMMAND = re.compile(r"\\[A-Za-z]+")
+_CHAR_REF = re.compile(r"&#(x[0-9A-Fa-f]+|[0-9]+);")
+# Environments latex2mathml lacks, mapped to one it renders the same way.
+_ENV_ALIASES = {"aligned": "split", "alignedat": "split"}
+_ENV = re.compile(r"\\(begin|end)\{(" + "|".join(_ENV_ALIASES) + r")\}")
 
 
 class MathError(ValueError):
     """TeX that cannot be shown as MathML; the message says why."""
 
 
-def _check(element: ET.Element) -> None:
-    tag = element.tag.split("}", 1)[-1]
+def _char(match: re.Match[str]) -> str:
+    ref = match.group(1)
+    code = int(ref[1:], 16) if ref[0] in "xX" else int(ref)
+    try:
+        return chr(code)
+    except (ValueError, OverflowError):
+        raise MathError(f"invalid character reference &#{ref};") from None
+
+
+def _clean(source: ET.Element, parent: ET.Element | None) -> ET.Element:
+    """A checked copy of latex2mathml's element (its text holds ``&#x..;`` references as strings)."""
+    tag = source.tag
     if tag not in ALLOWED_ELEMENTS:
         raise MathError(f"unsupported element <{tag}>")
-    for name in element.attrib:
-        if name.split("}", 1)[-1] not in ALLOWED_ATTRIBUTES:
+    attrib: dict[str, str] = {}
+    for name, value in source.attrib.items():
+        if name == "xmlns" and tag == "math":
+            continue
+        if name not in ALLOWED_ATTRIBUTES:
             raise MathError(f"unsupported attribute {name!r}")
-    text = element.text or ""
+        if not _SAFE_VALUE.match(value):
+            raise MathError(f"unsupported value {value!r} for attribute {name!r}")
+        attrib[name] = value
+    element = ET.Element(tag, attrib) if parent is None else ET.SubElement(parent, tag, attrib)
+    text = source.text or ""
     found = _UNKNOWN_COMMAND.search(text)
     if found:
         raise MathError(f"unknown command {found.group(0)}")
-    for child in element:
-        _check(child)
+    if text == "&":
+        raise MathError("'&' outside a matrix or align environment (write \\& for an ampersand)")
+    if text:
+        element.text = _CHAR_REF.sub(_char, text)
+    for child in source:
+        _clean(child, element)
+    return element
 
 
 @lru_cache(maxsize=4096)
@@ -55,17 +90,15 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
     """Return sanitised MathML for ``tex`` or raise :class:`MathError` saying why it cannot."""
     if not tex.strip():
         raise MathError("empty formula")
+    source = _ENV.sub(lambda m: f"\\{m.group(1)}{{{_ENV_ALIASES[m.group(2)]}}}", tex)
     try:
-        raw = latex2mathml.converter.convert(tex, display="block" if display else "inline")
+        raw = latex2mathml.converter.convert_to_element(source, display="block" if display else "inline")
     except Exception as exc:  # latex2mathml raises many types on malformed input
-        raise MathError(f"malformed TeX ({type(exc).__name__}{': ' + str(exc) if str(exc) else ''})") from None
-    try:
-        root = ET.fromstring(raw)
-    except ET.ParseError:
-        raise MathError("TeX produced markup that is not valid MathML") from None
-    _check(root)
-    ET.register_namespace("", MATHML_NS)
-    return ET.tostring(root, encoding="unicode")
+        detail = f": {exc}" if str(exc) else ""
+        raise MathError(f"malformed TeX ({type(exc).__name__}{detail})") from None
+    root = _clean(raw, None)
+    root.set("xmlns", MATHML_NS)
+    return ET.tostring(root, encoding="unicode", short_empty_elements=False)
 
 
 def render_math(tex: str, display: bool = False) -> str:

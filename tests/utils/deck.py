@@ -12,7 +12,7 @@ XSS = (
     "[click](javascript:alert(1))",
     '<a href="javascript:alert(1)">a</a>',
     "</textarea></style><script>alert(1)</script>",
-    "![beacon](http://127.0.0.1:9/beacon.png)",
+    "![beacon](http://127.0.0.1:9/beacon.png) ![local](beacon.png) ![up](../up.png)",
     "<iframe src=javascript:alert(1)></iframe> <!-- hidden -->",
     "%%comment%% ==highlight== a::b [[../secret]] #flashcards",
     "{{ 7*7 }} {% raw %} <<SCRIPT>alert(1);//<</SCRIPT>",

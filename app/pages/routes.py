@@ -1,0 +1,105 @@
+"""HTML pages: ``/`` (the deck grouped by module and topic, with search) and ``/cards/{slug}``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+from sqlmodel import col, select
+from starlette.responses import Response
+
+from app.api.deps import SessionDep
+from app.api.schemas.cards import CardSummary, LabelPublic
+from app.cards.catalog import (
+    CardFilter,
+    CardNotFoundError,
+    InvalidFilterError,
+    card_detail,
+    find_cards,
+    get_card,
+    summary,
+)
+from app.cards.schema import DIFFICULTIES
+from app.models.card import Card
+from app.pages.templating import render_page
+
+router = APIRouter(tags=["pages"], include_in_schema=False)
+
+
+@dataclass
+class TopicGroup:
+    label: LabelPublic
+    cards: list[CardSummary] = field(default_factory=list)
+
+
+@dataclass
+class ModuleGroup:
+    label: LabelPublic
+    topics: list[TopicGroup] = field(default_factory=list)
+
+
+def group_cards(cards: list[CardSummary]) -> list[ModuleGroup]:
+    """Cards (already in module, topic, slug order) grouped module → topic."""
+    modules: list[ModuleGroup] = []
+    for card in cards:
+        if not modules or modules[-1].label != card.module:
+            modules.append(ModuleGroup(label=card.module))
+        topics = modules[-1].topics
+        if not topics or topics[-1].label != card.topic:
+            topics.append(TopicGroup(label=card.topic))
+        topics[-1].cards.append(card)
+    return modules
+
+
+def _choices(session: SessionDep) -> dict[str, list[tuple[str, str]]]:
+    """(value, label) options for the filter selects, from the live cards."""
+    live = col(Card.retired).is_(False)
+    modules: dict[str, str] = {}
+    topics: dict[str, str] = {}
+    tags: set[str] = set()
+    for m_code, m_zh, m_en, card_tags in session.exec(
+            select(Card.module_code, Card.module_zh, Card.module_en, Card.tags).where(live)):
+        if m_code or m_en or m_zh:
+            modules[m_code or m_en or m_zh] = " · ".join(x for x in (m_code, m_zh, m_en) if x)
+        tags.update(card_tags or [])
+    for t_code, t_zh, t_en in session.exec(select(Card.topic_code, Card.topic_zh, Card.topic_en).where(live)):
+        if t_code or t_en or t_zh:
+            topics[t_code or t_en or t_zh] = " · ".join(x for x in (t_zh, t_en) if x) or t_code
+    return {"module": sorted(modules.items()), "topic": sorted(topics.items(), key=lambda kv: kv[1]),
+            "difficulty": [(d, d) for d in DIFFICULTIES], "tag": [(t, t) for t in sorted(tags)]}
+
+
+@router.get("/", response_class=HTMLResponse)
+def index_page(
+    request: Request, session: SessionDep,
+    q: Annotated[str, Query()] = "", module: Annotated[str, Query()] = "",
+    topic: Annotated[str, Query()] = "", difficulty: Annotated[str, Query()] = "",
+    tag: Annotated[str, Query()] = "",
+) -> Response:
+    """Every live card grouped by module and topic; ``?q=`` and the filters narrow it."""
+    f = CardFilter(module=module or None, topic=topic or None, difficulty=difficulty or None,
+                   tag=tag or None, q=q or None)
+    error = ""
+    try:
+        cards, count = find_cards(session, f, limit=None)
+    except InvalidFilterError as exc:
+        cards, count, error = [], 0, str(exc)
+    total = len(session.exec(select(Card.id).where(col(Card.retired).is_(False))).all())
+    context = {
+        "groups": group_cards([summary(c) for c in cards]), "count": count, "total": total, "error": error,
+        "query": {"q": q, "module": module, "topic": topic, "difficulty": difficulty, "tag": tag},
+        "choices": _choices(session), "filtered": any((q, module, topic, difficulty, tag)),
+    }
+    return render_page(request, "index.html", context, status_code=422 if error else 200)
+
+
+@router.get("/cards/{slug}", response_class=HTMLResponse)
+def card_page(request: Request, session: SessionDep, slug: str) -> Response:
+    """One card: both languages of every section (zh / en / both toggle), follow-ups, links, claims."""
+    try:
+        card = card_detail(session, get_card(session, slug))
+    except CardNotFoundError as exc:
+        return render_page(request, "error.html", {"status_code": 404, "detail": str(exc)}, status_code=404)
+    return render_page(request, "card.html", {"card": card})
