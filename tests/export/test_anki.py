@@ -64,6 +64,10 @@ def test_package_imports_into_real_anki(deck: list[CardDoc], verdicts: dict[str,
     assert "proofdeck::card" in card_note.tags
     assert "memory-total" in card_note["Extra"]  # the verdict
     assert note.guid == genanki.guid_for("proofdeck", "card-0003", "why-optimizer")
+    review = note.cards()[0]  # Anki renders the note type's templates
+    front, back = review.question(), review.answer()
+    assert note["Question zh"] in front and note["Question en"] in front and note["Answer zh"] not in front
+    assert note["Answer zh"] in back and note["Answer en"] in back
 
 
 def test_math_is_mathjax_and_html_escaped() -> None:
