@@ -19,6 +19,7 @@ def test_card_note_route(export_client: TestClient) -> None:
     assert r.status_code == 200
     assert r.headers["content-type"] == "text/markdown; charset=utf-8"
     assert r.headers["content-disposition"].startswith('inline; filename="card-0003.md"')
+    assert r.headers["x-content-type-options"] == "nosniff"  # never sniffed into HTML
     props, _, _ = srplugin.split_properties(r.text)
     assert props["slug"] == "card-0003"
     with zipfile.ZipFile(io.BytesIO(export_client.get("/api/export/obsidian.zip").content)) as zf:

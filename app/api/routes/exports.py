@@ -22,7 +22,7 @@ def _disposition(kind: str, ascii_name: str, name: str | None = None) -> dict[st
     value = f'{kind}; filename="{ascii_name}"'
     if name and name != ascii_name:
         value += f"; filename*=UTF-8''{quote(name)}"
-    return {"Content-Disposition": value}
+    return {"Content-Disposition": value, "X-Content-Type-Options": "nosniff"}
 
 
 @router.get("/cards/{slug}.md", response_class=Response,
