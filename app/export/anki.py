@@ -77,7 +77,7 @@ def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: O
 def _parser() -> MarkdownIt:
     md = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
           .enable(["table", "strikethrough"])
-          .use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True))
+          .use(dollarmath_plugin, allow_space=False, allow_digits=True, double_inline=True))  # as render_markdown
     for name in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(name, _math)
     md.add_render_rule("image", _image)

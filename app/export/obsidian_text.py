@@ -126,16 +126,22 @@ def _inline_segments(text: str) -> list[Segment]:
 
 
 def _closing_dollar(text: str, start: int) -> int | None:
+    """Where inline math opened at ``start - 1`` closes, by the renderer's (Pandoc's) rules: no
+    space just inside either dollar, so "costs $5 and $6" stays text; no blank line inside."""
+    if start >= len(text) or text[start].isspace():
+        return None
     j = start
     while j < len(text):
         if text[j] == "\\":
             j += 2
             continue
-        if text[j] == "$":
-            body = text[start:j]
-            if body.strip() and "\n\n" not in body and not text.startswith("$$", j):
-                return j
+        if text.startswith("\n\n", j):
             return None
+        if text[j] == "$":
+            if text.startswith("$$", j):
+                return None
+            if not text[j - 1].isspace():
+                return j
         j += 1
     return None
 

@@ -23,13 +23,15 @@ def test_plain_text_is_neutralised(source: str, expected: str) -> None:
 
 
 def test_code_is_verbatim_and_math_is_one_line() -> None:
-    src = "`a::b<c>` then $ x < y $ and\n\n$$\na\n\n+ b\n$$\n\n```py\nx = a::b\n\ny == z\n```\n~~~\nq ``` r\n~~~"
+    src = "`a::b<c>` then $x < y$ and\n\n$$\na\n\n+ b\n$$\n\n```py\nx = a::b\n\ny == z\n```\n~~~\nq ``` r\n~~~"
     out = to_obsidian(src)
     assert "`a::b<c>`" in out and "$x \\lt{} y$" in out and "\n$$a + b$$\n" in out
     assert "```py\nx = a::b\n\ny == z\n```" in out
     assert "````\nq ``` r\n````" in out  # ~~~ fences become backtick fences (the plugin skips only those)
     assert [s.kind for s in segments("a $x$ b")] == ["text", "math", "text"]
     assert [s.kind for s in segments("costs \\$5 and $6")] == ["text"]
+    assert [s.kind for s in segments("costs $5 and $6, or $ x $")] == ["text"]  # Pandoc's rule, as on pages
+    assert [s.kind for s in segments("a $x$5 and $y$")] == ["text", "math", "text", "math"]
 
 
 def test_tex_loses_what_obsidian_would_act_on() -> None:
