@@ -155,6 +155,10 @@ def test_offline_handbook_in_chromium(browser: Any, handbook: Path, deck: list[C
         page.screenshot(path="/tmp/proofdeck-handbook-light.png")
         page.emulate_media(media="print")
         assert not page.locator("header.bar").is_visible() and not page.locator("nav.toc").is_visible()
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # printing shows every answer
+        assert page.locator("details.fu:not([open])").count() == 0
+        page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+        assert page.locator("details.fu[open]").count() == 1  # the one opened by hand above
         page.emulate_media(media="screen")
         assert requests == [] and dialogs == []
     finally:
