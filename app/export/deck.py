@@ -12,7 +12,7 @@ from app.cards.cardfile import load_card_text
 from app.cards.schema import CardDoc, Label, LangText
 from app.models.card import Card
 
-# slug -> verdict dicts {claim_id, verdict, text_zh, text_en, predicted, measured, reason_zh, reason_en}
+# slug -> verdict dicts {claim_id, verdict, text_zh, text_en, predicted, measured, condition, reason_zh, reason_en}
 Verdicts = Mapping[str, Sequence[Mapping[str, Any]]]
 # verdict -> (zh, en, sign)
 VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
