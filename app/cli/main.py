@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import cards, db, importer, server, verify
+from app.cli import cards, db, export, importer, server, verify
 
 cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
                   no_args_is_help=True, add_completion=False)
 cards.register(cli)
 db.register(cli)
+export.register(cli)
 importer.register(cli)
 server.register(cli)
 verify.register(cli)

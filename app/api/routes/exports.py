@@ -1,0 +1,58 @@
+"""Exports over HTTP: one card as an Obsidian note, the Obsidian vault as a zip, the offline handbook.
+
+``GET /api/cards/{slug}.md`` lives here, not in the cards router: this router is included BEFORE
+the cards router in ``app/api/main.py`` so that ``/api/cards/{slug}`` does not swallow ``.md``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, HTTPException, Response
+
+from app.api.deps import SessionDep
+from app.export.deck import UnknownCardError, load_doc, load_docs, load_outline, load_verdicts
+from app.export.handbook import render_handbook
+from app.export.obsidian import VaultLayout, card_note, vault_files, vault_zip
+
+router = APIRouter(prefix="/api", tags=["exports"])
+
+
+def _disposition(kind: str, ascii_name: str, name: str | None = None) -> dict[str, str]:
+    value = f'{kind}; filename="{ascii_name}"'
+    if name and name != ascii_name:
+        value += f"; filename*=UTF-8''{quote(name)}"
+    return {"Content-Disposition": value, "X-Content-Type-Options": "nosniff"}
+
+
+@router.get("/cards/{slug}.md", response_class=Response,
+            responses={200: {"content": {"text/markdown": {}}},
+                       404: {"description": "No live card has this slug"}})
+def card_markdown(slug: str, session: SessionDep) -> Response:
+    """One card as an Obsidian note; its wikilinks use the vault's file names."""
+    try:
+        doc = load_doc(session, slug)
+    except UnknownCardError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from None
+    layout = VaultLayout.plan(load_outline(session))
+    text = card_note(doc, layout, load_verdicts(session))
+    return Response(text, media_type="text/markdown; charset=utf-8",
+                    headers=_disposition("inline", f"{slug}.md", f"{layout.name[slug]}.md"))
+
+
+@router.get("/export/obsidian.zip", response_class=Response,
+            responses={200: {"content": {"application/zip": {}}}})
+def obsidian_zip(session: SessionDep) -> Response:
+    """The Obsidian vault: a folder per module, a note per card, an index note per module."""
+    data = vault_zip(vault_files(load_docs(session), load_verdicts(session)))
+    return Response(data, media_type="application/zip",
+                    headers=_disposition("attachment", "proofdeck-obsidian.zip"))
+
+
+@router.get("/export/handbook.html", response_class=Response,
+            responses={200: {"content": {"text/html": {}}}})
+def handbook_html(session: SessionDep) -> Response:
+    """The offline single-file handbook (download it and open it from disk)."""
+    html = render_handbook(load_docs(session), load_verdicts(session))
+    return Response(html, media_type="text/html; charset=utf-8",
+                    headers=_disposition("attachment", "proofdeck-handbook.html"))

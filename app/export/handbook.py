@@ -1,0 +1,149 @@
+"""The offline handbook: one self-contained HTML file with every card.
+
+Inline CSS and one inline script (allowed by its hash in a Content-Security-Policy that forbids
+every request: no fonts, no CDN, no images from the network), math as MathML rendered on the
+server by :func:`app.render.markdown.render_markdown` (which also escapes raw HTML in card text),
+a table of contents by module and topic, a zh / en / both toggle, a search box, follow-up answers
+in ``<details>``, verification verdicts and print CSS. No timestamps: same deck, same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+from app.cards.schema import SECTION_TITLES, CardDoc, LangText
+from app.core.config import PROJECT_ROOT
+from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
+from app.render.markdown import render_markdown
+
+TEMPLATES = PROJECT_ROOT / "templates"
+
+
+_IMG = re.compile(r"<img\b[^>]*>")
+_SRC = re.compile(r'\ssrc="([^"]*)"')
+_ALT = re.compile(r'\salt="([^"]*)"')
+
+
+def offline(html: str) -> str:
+    """Images that would load anything (another host or a file next to the handbook) become their
+    alt text; only ``data:image/`` images stay. Attribute values are already escaped by the renderer."""
+    def replace(m: re.Match[str]) -> str:
+        src, alt = _SRC.search(m.group(0)), _ALT.search(m.group(0))
+        if src and src.group(1).startswith("data:image/"):
+            return m.group(0)
+        text = alt.group(1) if alt and alt.group(1) else "image"
+        return f'<span class="img-off" title="image not included">[{text}]</span>'
+
+    return _IMG.sub(replace, html)
+
+
+def rendered(text: str) -> Markup:
+    return Markup(offline(render_markdown(text)))
+
+
+@dataclass(frozen=True)
+class Html:
+    """Rendered zh / en HTML of one text (already safe)."""
+
+    zh: Markup
+    en: Markup
+
+    @classmethod
+    def of(cls, text: LangText) -> Html:
+        return cls(rendered(text.zh), rendered(text.en))
+
+
+@dataclass
+class CardView:
+    doc: CardDoc
+    title: LangText
+    sections: list[tuple[str, tuple[str, str], Html]]
+    follow_ups: list[tuple[str, Html, Html]]
+    links: list[tuple[str, LangText]]  # (anchor or "", title)
+    verdicts: list[dict[str, Any]]
+
+
+@dataclass
+class TocTopic:
+    label: LangText
+    cards: list[CardView] = field(default_factory=list)
+
+
+@dataclass
+class TocModule:
+    label: LangText
+    code: str
+    topics: dict[str, TocTopic] = field(default_factory=dict)
+
+
+def anchor(slug: str) -> str:
+    return f"card-{slug}"
+
+
+def _verdict_view(v: Mapping[str, Any]) -> dict[str, Any]:
+    kind = verdict_kind(v)
+    return {"kind": kind, "label": VERDICT_LABELS[kind], "claim_id": str(v.get("claim_id", "")),
+            "text": Html.of(LangText(zh=str(v.get("text_zh") or ""), en=str(v.get("text_en") or ""))),
+            "reason": Html.of(LangText(zh=str(v.get("reason_zh") or ""), en=str(v.get("reason_en") or ""))),
+            "predicted": format_value(v.get("predicted")), "measured": format_value(v.get("measured")),
+            "condition": rendered(str(v.get("condition") or ""))}
+
+
+def card_view(doc: CardDoc, titles: Mapping[str, LangText], verdicts: Verdicts) -> CardView:
+    sections = [(key, SECTION_TITLES[key], Html.of(text)) for key, text in doc.sections.items()
+                if not text.is_empty()]
+    follow_ups = [(fu.id, Html.of(fu.question), Html.of(fu.answer)) for fu in doc.follow_ups]
+    links = [(anchor(link.slug), titles[link.slug]) if link.slug in titles
+             else ("", link.title if not link.title.is_empty() else LangText(en=link.slug))
+             for link in doc.links]
+    return CardView(doc, doc.title, sections, follow_ups, links,
+                    [_verdict_view(v) for v in verdicts.get(doc.slug, ())])
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals["anchor"] = anchor
+    return env
+
+
+def _asset(name: str) -> str:
+    return (TEMPLATES / name).read_text(encoding="utf-8")
+
+
+def csp_hash(script: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+
+
+def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
+                    on_card: Callable[[], None] | None = None) -> str:
+    """The handbook HTML for ``docs`` (in the order given, grouped by module and topic)."""
+    verdicts = verdicts or {}
+    titles = {d.slug: d.title for d in docs}
+    modules: dict[str, TocModule] = {}
+    for doc in docs:
+        mkey = doc.module.code or doc.module.en or doc.module.zh
+        mod = modules.setdefault(mkey, TocModule(
+            LangText(zh=doc.module.zh or doc.module.en or "未分类",
+                     en=doc.module.en or doc.module.zh or "Unsorted"), doc.module.code))
+        tkey = doc.topic.code or doc.topic.en or doc.topic.zh
+        topic = mod.topics.setdefault(tkey, TocTopic(
+            LangText(zh=doc.topic.zh or doc.topic.en or "其他", en=doc.topic.en or doc.topic.zh or "Other")))
+        topic.cards.append(card_view(doc, titles, verdicts))
+        if on_card:
+            on_card()
+    script = _asset("handbook.js")
+    return _environment().get_template("handbook.html").render(
+        modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css")),
+        script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
+    )

@@ -1,0 +1,234 @@
+"""Card Markdown → Obsidian Markdown that shows the same text and does nothing else.
+
+Card text is split into code, math and plain text. Plain text is neutralised: raw HTML (``<``),
+Obsidian comments (``%%``), wikilinks/embeds (``[[``), inline tags (``#tag``), links with a
+non-web scheme (``javascript:``), and everything the Spaced Repetition plugin would turn into a
+card (``::``, ``==highlight==``, a ``?`` / ``??`` line) are escaped with Markdown backslashes or
+entities, so they render as the same characters. Math is kept as ``$...$`` / ``$$...$$`` on one
+line (no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``). Code is kept verbatim
+(``~~~`` fences become backtick fences, which the plugin skips).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["text", "code", "math", "display"]
+
+
+@dataclass(frozen=True)
+class Segment:
+    kind: Kind
+    text: str  # for math: the TeX between the delimiters
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_SAFE_SCHEMES = ("http:", "https:", "mailto:")
+_LINK_DEST = re.compile(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*:)")
+_REF_DEF = re.compile(r"^(\s*\[[^\]]*\]):(\s*<?\s*[A-Za-z][A-Za-z0-9+.\-]*:)", re.M)
+_INLINE_TAG = re.compile(r"(?<![\w&\\])#(?=[^\s#])")
+_DOUBLED = re.compile(r"([%:=])(?=\1)")  # '%%' comment, '::' card, '==' cloze: split with a backslash
+_SPECIAL = re.compile(r"[\\`$]")
+_SR_LINE = re.compile(r"^(\s*)(\?{1,2})(\s*)$", re.M)
+
+
+def segments(text: str) -> list[Segment]:
+    """Split Markdown into code fences, code spans, display/inline math and plain text."""
+    out: list[Segment] = []
+    lines = text.split("\n")
+    buf: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i])
+        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            if buf:
+                out += _inline_segments("\n".join(buf) + "\n")
+                buf = []
+            fence = m.group(1)
+            closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+            j = i + 1
+            while j < len(lines) and not closing.match(lines[j]):
+                j += 1
+            body = lines[i + 1 : j]
+            ticks = "`" * max(3, _longest_run("\n".join(body), "`") + 1)
+            out.append(Segment("code", "\n".join([ticks + m.group(2).strip(), *body, ticks]) + "\n"))
+            i = j + 1
+            continue
+        buf.append(lines[i])
+        i += 1
+    if buf:
+        out += _inline_segments("\n".join(buf))
+    if out and not text.endswith("\n") and out[-1].text.endswith("\n"):
+        out[-1] = Segment(out[-1].kind, out[-1].text[:-1])
+    return out
+
+
+def _longest_run(text: str, ch: str) -> int:
+    runs = re.findall(rf"{re.escape(ch)}+", text)
+    return max((len(r) for r in runs), default=0)
+
+
+def _inline_segments(text: str) -> list[Segment]:
+    out: list[Segment] = []
+    plain: list[str] = []
+    i, n = 0, len(text)
+
+    def flush() -> None:
+        if plain:
+            out.append(Segment("text", "".join(plain)))
+            plain.clear()
+
+    while i < n:
+        special = _SPECIAL.search(text, i)
+        if special is None:
+            plain.append(text[i:])
+            break
+        if special.start() > i:
+            plain.append(text[i : special.start()])
+            i = special.start()
+        c = text[i]
+        if c == "\\" and i + 1 < n:
+            plain.append(text[i : i + 2])
+            i += 2
+            continue
+        if c == "`":
+            run = len(text[i:]) - len(text[i:].lstrip("`"))
+            close = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(text, i + run)
+            if close:
+                flush()
+                out.append(Segment("code", text[i : close.end()]))
+                i = close.end()
+                continue
+            plain.append("`" * run)
+            i += run
+            continue
+        if c == "$":
+            if text.startswith("$$", i):
+                end = text.find("$$", i + 2)
+                if end > i + 2 and text[i + 2 : end].strip():
+                    flush()
+                    out.append(Segment("display", text[i + 2 : end]))
+                    i = end + 2
+                    continue
+            else:
+                close_at = _closing_dollar(text, i + 1)
+                if close_at is not None:
+                    flush()
+                    out.append(Segment("math", text[i + 1 : close_at]))
+                    i = close_at + 1
+                    continue
+        plain.append(c)
+        i += 1
+    flush()
+    return out
+
+
+def _closing_dollar(text: str, start: int) -> int | None:
+    """Where inline math opened at ``start - 1`` closes, by the renderer's (Pandoc's) rules: no
+    space just inside either dollar, so "costs $5 and $6" stays text; no blank line inside."""
+    if start >= len(text) or text[start].isspace():
+        return None
+    j = start
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+            continue
+        if text.startswith("\n\n", j):
+            return None
+        if text[j] == "$":
+            if text.startswith("$$", j):
+                return None
+            if not text[j - 1].isspace():
+                return j
+        j += 1
+    return None
+
+
+def neutralise_text(text: str) -> str:
+    """Plain Markdown text that renders the same characters and creates no markup Obsidian acts on."""
+    text = text.replace("<", "&lt;")
+    text = _DOUBLED.sub(r"\1\\", text)
+    text = text.replace("[[", "[\\[")
+    text = _INLINE_TAG.sub(r"\\#", text)
+    text = _LINK_DEST.sub(lambda m: m.group(0) if m.group(1).lower() in _SAFE_SCHEMES
+                          else m.group(0).replace("](", "]\\(", 1), text)
+    text = _REF_DEF.sub(r"\1\\:\2", text)
+    return _SR_LINE.sub(r"\1\\\2\3", text)
+
+
+def clean_tex(tex: str) -> str:
+    r"""TeX on one line, trimmed, without ``<``/``>``, plugin triggers (``::``, ``==``) or link
+    syntax (``[[``, ``]]``); a bare ``%`` (a TeX comment) or ``#`` becomes ``\%`` / ``\#``."""
+    tex = re.sub(r"\s*\n\s*", " ", tex).strip()
+    tex = tex.replace("<", r"\lt{}").replace(">", r"\gt{}")
+    tex = re.sub(r"(?<!\\)([%#])", r"\\\1", tex)
+    for pair in ("::", "==", "[[", "]]"):
+        while pair in tex:
+            tex = tex.replace(pair, pair[0] + "{}" + pair[1])
+    return tex
+
+
+def to_obsidian(markdown: str) -> str:
+    """Card Markdown as safe Obsidian Markdown (see the module docstring)."""
+    parts: list[str] = []
+    for seg in segments(markdown):
+        if seg.kind == "text":
+            parts.append(neutralise_text(seg.text))
+        elif seg.kind == "code":
+            parts.append(seg.text)
+        elif seg.kind == "math":
+            parts.append(f"${clean_tex(seg.text)}$")
+        else:
+            parts.append(f"$${clean_tex(seg.text)}$$")
+    return "".join(parts)
+
+
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def tables_as_lists(markdown: str) -> str:
+    """GFM table rows as list items (``- a · b · c``): without a blank line above it, a table does
+    not render in Obsidian, but a list does. Code fences are left alone."""
+    out, fence = [], ""
+    for line in markdown.split("\n"):
+        m = _FENCE.match(line)
+        if m and (not fence or m.group(1).startswith(fence)):
+            fence = "" if fence else m.group(1)[0] * 3
+        row = None if fence else _TABLE_ROW.match(line)
+        if row is None:
+            out.append(line)
+        elif not _TABLE_RULE.match(line):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.group(1))]
+            out.append("- " + " · ".join(c for c in cells if c))
+    return "\n".join(out)
+
+
+_LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+
+
+def one_block(*markdowns: str) -> str:
+    """Texts as one block of Obsidian Markdown without blank lines (a blank line ends a Spaced
+    Repetition card). Tables become lists, which need no blank line above them; where a blank line
+    ended a list, a thematic break (``***``) ends it instead, so the next paragraph is not pulled
+    into the last list item."""
+    lines: list[str] = []
+    in_list = gap = False
+    for text in markdowns:
+        if not text.strip():
+            continue
+        gap = bool(lines)
+        for line in to_obsidian(tables_as_lists(text)).split("\n"):
+            if not line.strip():
+                gap = True
+                continue
+            if _LIST_ITEM.match(line):
+                in_list = True
+            elif in_list and gap and not line.startswith((" ", "\t")):
+                lines.append("***")
+                in_list = False
+            gap = False
+            lines.append(line)
+    return "\n".join(lines)
