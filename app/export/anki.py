@@ -20,8 +20,9 @@ from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.cards.schema import CardDoc, LangText
-from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
+from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
+from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
 DECK_ID = 1_744_213_002

@@ -14,28 +14,6 @@ from app.models.card import Card
 
 # slug -> verdict dicts {claim_id, verdict, text_zh, text_en, predicted, measured, condition, reason_zh, reason_en}
 Verdicts = Mapping[str, Sequence[Mapping[str, Any]]]
-# verdict -> (zh, en, sign)
-VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
-                  "conditional": ("有条件成立", "conditional", "≈"), "unverifiable": ("无法验证", "unverifiable", "?"),
-                  "error": ("检查出错", "check failed", "!"), "missing-check": ("缺少检查", "no check yet", "?")}
-
-
-def verdict_kind(v: Mapping[str, Any]) -> str:
-    kind = str(v.get("verdict", ""))
-    return kind if kind in VERDICT_LABELS else "unverifiable"
-
-
-def format_value(value: Any) -> str:
-    """A predicted / measured value for people: ``1.5``, ``ratio 1.5, bytes 3.5e+09``."""
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k} {format_value(v)}" for k, v in value.items())
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, list | tuple):
-        return ", ".join(format_value(v) for v in value)
-    return "" if value is None else str(value)
-
-
 class UnknownCardError(LookupError):
     """No live card has this slug."""
 

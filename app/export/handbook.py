@@ -22,8 +22,9 @@ from markupsafe import Markup
 
 from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
-from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
+from app.export.deck import Verdicts
 from app.render.markdown import render_markdown
+from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 TEMPLATES = PROJECT_ROOT / "templates"
 

@@ -20,9 +20,10 @@ from typing import Any
 import yaml
 
 from app.cards.schema import SECTION_TITLES, CardDoc, Label, LangText
-from app.export.deck import VERDICT_LABELS, Verdicts, format_value, verdict_kind
+from app.export.deck import Verdicts
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
 from app.export.obsidian_text import neutralise_text, one_block, to_obsidian
+from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 VAULT_ROOT = "proofdeck"
 MANIFEST = ".proofdeck-export.json"  # what the last `proofdeck export obsidian DIR` wrote

@@ -24,6 +24,8 @@ from app.cards.catalog import (
 from app.cards.schema import DIFFICULTIES
 from app.models.card import Card
 from app.pages.templating import render_page
+from app.verification.present import verdict_view
+from app.verification.store import latest_verdicts
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 
@@ -102,4 +104,9 @@ def card_page(request: Request, session: SessionDep, slug: str) -> Response:
         card = card_detail(session, get_card(session, slug))
     except CardNotFoundError as exc:
         return render_page(request, "error.html", {"status_code": 404, "detail": str(exc)}, status_code=404)
-    return render_page(request, "card.html", {"card": card})
+    run, verdicts = latest_verdicts(session, slug)
+    verification = {
+        "run": run,
+        "by_claim": {v.claim_key: verdict_view(v) for v in verdicts},
+    }
+    return render_page(request, "card.html", {"card": card, "verification": verification})

@@ -1,0 +1,36 @@
+"""How verdicts read to people: bilingual labels and compact predicted / measured values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# verdict -> (zh, en, sign)
+VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
+                  "conditional": ("有条件成立", "conditional", "≈"), "unverifiable": ("无法验证", "unverifiable", "?"),
+                  "error": ("检查出错", "check failed", "!"), "missing-check": ("缺少检查", "no check yet", "?")}
+
+
+def verdict_kind(v: Mapping[str, Any]) -> str:
+    kind = str(v.get("verdict", ""))
+    return kind if kind in VERDICT_LABELS else "unverifiable"
+
+
+def format_value(value: Any) -> str:
+    """A predicted / measured value for people: ``1.5``, ``ratio 1.5, bytes 3.5e+09``."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {format_value(v)}" for k, v in value.items())
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(format_value(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def verdict_view(row: Any) -> dict[str, Any]:
+    """A stored verdict (``ClaimVerdict``) as the card page shows it."""
+    kind = verdict_kind({"verdict": row.verdict})
+    zh, en, sign = VERDICT_LABELS[kind]
+    return {"kind": kind, "zh": zh, "en": en, "sign": sign, "judged": row.judged,
+            "predicted": format_value(row.predicted), "measured": format_value(row.measured),
+            "condition": row.condition, "reason_zh": row.reason_zh, "reason_en": row.reason_en}
