@@ -1,0 +1,128 @@
+"""Start N ranks, run one function in each, collect what they return; fail loudly and leave no orphans.
+
+    python -m verify --backend gloo --world-sizes 2,4          # fork, file:// rendezvous
+    torchrun --nnodes 2 --nproc_per_node 8 ... -m verify       # ranks from torchrun's env vars
+
+Gloo ranks start by fork after torch is imported in the parent (~0.1 s for 4 ranks); NCCL ranks by
+spawn (CUDA cannot be forked). Rendezvous goes through a file in a private temp folder, never a guessed
+port. A rank that raises or exits ends the run at once (``start_processes`` terminates the others); a
+hung run is killed after ``timeout_s`` with ``RankTimeout``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+class RankFailed(RuntimeError):
+    """A rank raised or died; the message names the rank and carries its traceback."""
+
+
+class RankTimeout(RuntimeError):
+    """The ranks did not finish within the timeout; all of them were killed."""
+
+
+@dataclass(frozen=True)
+class TorchrunEnv:
+    rank: int
+    world_size: int
+    local_rank: int
+
+
+def torchrun_env(env: Mapping[str, str] | None = None) -> TorchrunEnv | None:
+    """The rank layout torchrun exported, or None when not under torchrun."""
+    env = os.environ if env is None else env
+    needed = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
+    if not all(k in env for k in needed):
+        return None
+    return TorchrunEnv(int(env["RANK"]), int(env["WORLD_SIZE"]), int(env["LOCAL_RANK"]))
+
+
+def start_method_for(backend: str) -> str:
+    """fork for Gloo (cheap, torch already imported), spawn for NCCL (CUDA cannot be forked)."""
+    if backend == "gloo":
+        return "fork"
+    if backend == "nccl":
+        return "spawn"
+    raise ValueError(f"unknown backend {backend!r}; expected 'gloo' or 'nccl'")
+
+
+def device_for(backend: str, local_rank: int = 0) -> str:
+    """The device a rank computes on: cpu for Gloo, cuda:<local rank> for NCCL."""
+    start_method_for(backend)  # validates the name
+    return f"cuda:{local_rank}" if backend == "nccl" else "cpu"
+
+
+def _rank_main(rank: int, world: int, backend: str, init_file: str, out_dir: str,
+               fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> None:
+    torch.set_num_threads(1)
+    if backend == "nccl":
+        torch.cuda.set_device(rank)
+    dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world,
+                            timeout=timedelta(seconds=timeout_s))
+    try:
+        result = fn(*args)
+        with open(os.path.join(out_dir, f"result-{rank}.pkl"), "wb") as f:
+            pickle.dump(result, f)
+    finally:
+        dist.destroy_process_group()
+
+
+def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (), backend: str = "gloo",
+           timeout_s: float = 120.0) -> list[Any]:
+    """Run ``fn(*args)`` in ``world_size`` fresh ranks; return each rank's result, rank order."""
+    out_dir = tempfile.mkdtemp(prefix="verify-")
+    ctx = mp.start_processes(
+        _rank_main, args=(world_size, backend, os.path.join(out_dir, "rendezvous"), out_dir, fn, args,
+                          timeout_s),
+        nprocs=world_size, join=False, start_method=start_method_for(backend))
+    deadline = time.monotonic() + timeout_s
+    try:
+        while not ctx.join(timeout=0.2):
+            if time.monotonic() > deadline:
+                raise RankTimeout(f"ranks of world size {world_size} did not finish within {timeout_s:.0f} s;"
+                                  " all were killed")
+        results = []
+        for rank in range(world_size):
+            with open(os.path.join(out_dir, f"result-{rank}.pkl"), "rb") as f:
+                results.append(pickle.load(f))
+        return results
+    except mp.ProcessRaisedException as e:
+        raise RankFailed(f"rank {e.error_index} of {world_size} failed:\n{e}") from None
+    except mp.ProcessExitedException as e:
+        raise RankFailed(f"rank {e.error_index} of {world_size} exited with code {e.exit_code}") from None
+    finally:
+        for p in ctx.processes:
+            if p.is_alive() and p.pid is not None:
+                os.kill(p.pid, signal.SIGKILL)
+            p.join(timeout=5)
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def run_under_torchrun(fn: Callable[..., Any], env: TorchrunEnv, *, args: tuple[Any, ...] = (),
+                       backend: str = "gloo", timeout_s: float = 120.0) -> list[Any] | None:
+    """This process is one rank of a torchrun job: run ``fn``, gather results on rank 0 (else None)."""
+    torch.set_num_threads(1)
+    if backend == "nccl":
+        torch.cuda.set_device(env.local_rank)
+    dist.init_process_group(backend, init_method="env://", timeout=timedelta(seconds=timeout_s))
+    try:
+        result = fn(*args)
+        gathered: list[Any] = [None] * env.world_size
+        dist.all_gather_object(gathered, result)
+        return gathered if env.rank == 0 else None
+    finally:
+        dist.destroy_process_group()
