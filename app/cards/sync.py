@@ -18,6 +18,7 @@ from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.render.math import math_problems
+from app.srs.items import refresh_items
 
 
 class SyncError(Exception):
@@ -109,6 +110,7 @@ def _apply(session: Session, card: Card, doc: CardDoc, path: Path, cards_dir: Pa
     for i, claim in enumerate(doc.claims):
         session.add(CardClaim(card_id=card.id, key=claim.id, position=i, text_zh=claim.text.zh,
                               text_en=claim.text.en, check=claim.check, section=claim.section))
+    refresh_items(session, card, doc)  # review items keyed by (card, kind, key): history survives edits
 
 
 def _math_fallbacks(doc: CardDoc) -> list[str]:

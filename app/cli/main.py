@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import cards, server
+from app.cli import cards, server, srs, users
 
 cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
                   no_args_is_help=True, add_completion=False)
 cards.register(cli)
 server.register(cli)
+users.register(cli)
+srs.register(cli)
 
 if __name__ == "__main__":
     cli()

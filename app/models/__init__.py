@@ -1,5 +1,8 @@
 """Database tables (SQLModel). Importing this package registers every table."""
 
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
+from app.models.review import DrillShowing, ItemSource, ItemState, ReviewItem, ReviewLog
+from app.models.user import ApiToken, User, UserSettings
 
-__all__ = ["Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection"]
+__all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "DrillShowing",
+           "ItemSource", "ItemState", "ReviewItem", "ReviewLog", "User", "UserSettings"]
