@@ -103,7 +103,8 @@
     const v = $("verdict"); v.hidden = false;
     v.className = "verdict " + (d.correct ? "ok" : "bad");
     const exp = Number(d.expected).toPrecision(4);
-    v.textContent = d.correct ? "✓ 正确 Correct (" + exp + " GB)" : "✗ 不对 Not quite: expected " + exp + " GB";
+    const given = " · 你的答案 you typed " + d.given + " GB";
+    v.textContent = (d.correct ? "✓ 正确 Correct (" + exp + " GB)" : "✗ 不对 Not quite: expected " + exp + " GB") + given;
     face($("back"), d.solution); $("back").hidden = false;
     $("typed-answer").disabled = true; $("typed-form").hidden = true; $("continue-row").hidden = false;
     $("continue").focus();

@@ -9,7 +9,7 @@ Where the numbers come from (FSRS-6 defaults w0..w20, desired retention 0.9, lea
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -53,15 +53,15 @@ def test_good_four_times_gives_10min_2d_11d_46d() -> None:
 
 def test_as_utc_restores_the_exact_tzinfo_fsrs_demands() -> None:
     naive = datetime(2026, 1, 5, 9, 0)
-    assert as_utc(naive).tzinfo is timezone.utc
+    assert as_utc(naive).tzinfo is UTC
     shanghai = datetime(2026, 1, 5, 17, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
-    assert as_utc(shanghai) == T0 and as_utc(shanghai).tzinfo is timezone.utc
+    assert as_utc(shanghai) == T0 and as_utc(shanghai).tzinfo is UTC
     with pytest.raises(ValueError, match="timezone-aware and set to UTC"):
         _sched().review_card(Card(card_id=1), Rating.Good, review_datetime=naive)
     # a row read back from the database (naive) is usable once restored
     card = card_from_columns(1, {"state": 2, "step": None, "stability": 2.3065, "difficulty": 2.1,
                                  "due": naive, "last_review": naive - timedelta(days=2)})
-    assert review(card, Rating.Good, when=naive, scheduler=_sched()).due.tzinfo is timezone.utc
+    assert review(card, Rating.Good, when=naive, scheduler=_sched()).due.tzinfo is UTC
 
 
 @pytest.mark.parametrize("bad", [0, 5, "3", 3.0, True, None])
