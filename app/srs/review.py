@@ -142,8 +142,10 @@ def item_view(session: Session, user_id: int, item: ReviewItem, card: Card, stat
     showing_id = None
     if item.kind == "drill":
         params = drills.new_params(item.key, secrets.randbits(64))
-        showing = run_write(session.get_bind(), lambda s: _add_showing(s, user_id, item.id or 0, params))  # type: ignore[arg-type]
-        showing_id = showing
+        item_id = item.id
+        # the request's session is closed first (one pooled connection per request); loaded rows stay usable
+        showing_id = run_write(session.get_bind(), lambda s: _add_showing(s, user_id, item_id, params),  # type: ignore[arg-type]
+                               release=session)
         front, _back = drill_faces(params)
         back = None
     else:

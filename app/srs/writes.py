@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TypeVar
 
 from sqlalchemy.engine import Engine
@@ -34,16 +35,24 @@ def _locked(exc: OperationalError) -> bool:
     return "locked" in str(exc.orig).lower() or "busy" in str(exc.orig).lower()
 
 
-def run_write(engine: Engine, work: Callable[[Session], T]) -> T:
-    """Run ``work(session)`` in its own transaction (commit on return), serialised per SQLite engine."""
+def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session | None = None) -> T:
+    """Run ``work(session)`` in its own transaction (commit on return), serialised per SQLite engine.
+
+    ``release``: the caller's (request) session, closed first so that a request never holds two pooled
+    connections at once. The write session takes its connection *before* the lock, so whoever holds
+    the lock never waits for the pool (no deadlock with a small pool and many threads).
+    """
+    if release is not None:
+        release.close()
     lock = _lock_for(engine)
     for attempt in range(RETRIES):
         try:
-            if lock is not None:
-                with lock, Session(engine, expire_on_commit=False) as session, session.begin():
-                    return work(session)
-            with Session(engine, expire_on_commit=False) as session, session.begin():
-                return work(session)
+            with Session(engine, expire_on_commit=False) as session:
+                session.connection()  # check out a pooled connection outside the lock
+                with lock if lock is not None else nullcontext():
+                    result = work(session)
+                    session.commit()
+                return result
         except OperationalError as exc:
             if not _locked(exc) or attempt == RETRIES - 1:
                 raise

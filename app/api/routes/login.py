@@ -29,11 +29,11 @@ def _safe_next(target: str | None) -> str:
     return "/quiz"
 
 
-def _start_session(request: Request, user: User, target: str) -> Response:
+def _start_session(request: Request, user: User, target: str, session: Session) -> Response:
     def work(s: Session) -> str:
         return issue_token(s, user, kind="session", label="web login")
 
-    token = run_write(request.app.state.engine, work)
+    token = run_write(request.app.state.engine, work, release=session)
     resp = RedirectResponse(_safe_next(target), status_code=303)
     resp.set_cookie(SESSION_COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="lax",
                     secure=request.url.scheme == "https", path="/")
@@ -55,7 +55,7 @@ def login_page(request: Request, session: SessionDep, user: OptionalUser, token:
         if found is None:
             return _form(request, error="This login link is not valid (unknown or revoked token). "
                          "Ask an admin for a new one, or sign in with a password.", status=401, target=next or "/quiz")
-        return _start_session(request, found, next or "/quiz")
+        return _start_session(request, found, next or "/quiz", session)
     return _form(request, target=next or "/quiz", user=user)
 
 
@@ -65,7 +65,7 @@ def login_password(request: Request, session: SessionDep, username: Annotated[st
     user = user_for_password(session, username, password)
     if user is None:
         return _form(request, error="Wrong username or password.", status=401, target=next)
-    return _start_session(request, user, next)
+    return _start_session(request, user, next, session)
 
 
 @router.post("/logout")

@@ -45,10 +45,11 @@ def next_item(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
 
 
 @router.post("")
-def post_review(body: ReviewIn, user: CurrentUser, request: Request,
+def post_review(body: ReviewIn, user: CurrentUser, request: Request, session: SessionDep,
                 idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None) -> dict[str, Any]:
     """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response."""
     assert user.id is not None
+    session.close()  # the write runs in its own short transaction; hold one pooled connection, not two
     try:
         return srs.submit_review(request.app.state.engine, user.id, item_id=body.item_id, rating=body.rating,
                                  typed_answer=body.typed_answer, showing_id=body.showing_id,
@@ -124,7 +125,7 @@ def get_settings(user: CurrentUser, session: SessionDep) -> SettingsPublic:
 
 
 @router.put("/settings")
-def put_settings(body: SettingsUpdate, user: CurrentUser, request: Request) -> SettingsPublic:
+def put_settings(body: SettingsUpdate, user: CurrentUser, request: Request, session: SessionDep) -> SettingsPublic:
     """Change desired retention (0.70-0.99), new items per day (0-500), language (zh | en | both)."""
     if body.desired_retention is not None and not 0.7 <= body.desired_retention <= 0.99:
         raise HTTPException(422, detail="desired_retention must be between 0.70 and 0.99; "
@@ -143,4 +144,4 @@ def put_settings(body: SettingsUpdate, user: CurrentUser, request: Request) -> S
         s.add(st)
         return _settings_public(st)
 
-    return run_write(request.app.state.engine, work)
+    return run_write(request.app.state.engine, work, release=session)

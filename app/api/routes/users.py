@@ -39,7 +39,7 @@ def list_users(_admin: AdminUser, session: SessionDep) -> dict[str, Any]:
 
 
 @router.post("", status_code=201)
-def add_user(body: UserCreate, _admin: AdminUser, request: Request) -> dict[str, Any]:
+def add_user(body: UserCreate, _admin: AdminUser, request: Request, session: SessionDep) -> dict[str, Any]:
     """Create a user; the response holds their API token, shown this once (only its hash is stored)."""
 
     def work(s: Session) -> dict[str, Any]:
@@ -47,24 +47,24 @@ def add_user(body: UserCreate, _admin: AdminUser, request: Request) -> dict[str,
         return {"user": _public(user).model_dump(mode="json"), "token": token}
 
     try:
-        return run_write(request.app.state.engine, work)
+        return run_write(request.app.state.engine, work, release=session)
     except UserError as exc:
         raise HTTPException(409 if "already exists" in str(exc) else 422, detail=str(exc)) from None
 
 
 @router.post("/{user_id}/tokens", status_code=201)
-def new_token(user_id: int, _admin: AdminUser, request: Request) -> dict[str, Any]:
+def new_token(user_id: int, _admin: AdminUser, request: Request, session: SessionDep) -> dict[str, Any]:
     def work(s: Session) -> dict[str, Any]:
         user = s.get(User, user_id)
         if user is None:
             raise HTTPException(404, detail=f"user {user_id} not found")
         return {"user_id": user_id, "token": issue_token(s, user, kind="api", label="issued by an admin")}
 
-    return run_write(request.app.state.engine, work)
+    return run_write(request.app.state.engine, work, release=session)
 
 
 @router.delete("/{user_id}", status_code=204)
-def delete_user(user_id: int, admin: AdminUser, request: Request) -> None:
+def delete_user(user_id: int, admin: AdminUser, request: Request, session: SessionDep) -> None:
     if user_id == admin.id:
         raise HTTPException(409, detail="you cannot delete your own account; ask another admin")
 
@@ -81,4 +81,4 @@ def delete_user(user_id: int, admin: AdminUser, request: Request) -> None:
         s.flush()
         s.delete(user)
 
-    run_write(request.app.state.engine, work)
+    run_write(request.app.state.engine, work, release=session)
