@@ -83,12 +83,14 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     now = datetime.now(UTC)
     rng = random.Random(0)
     with Session(engine) as s:
-        items = [i.id for i in s.exec(select(ReviewItem).where(ReviewItem.retired == False))]  # noqa: E712
+        rows = s.exec(select(ReviewItem).where(ReviewItem.retired == False)).all()  # noqa: E712
+        items = [i.id for i in rows]
+        lang = {i.id: i.lang for i in rows}
     due_now = set(rng.sample(items, 4000))
     states, logs = [], []
     for item in items:
         due = now - timedelta(hours=rng.randint(1, 500)) if item in due_now else now + timedelta(days=rng.randint(1, 60))
-        states.append({"user_id": uid, "item_id": item, "state": 2, "step": None, "stability": 10.0,
+        states.append({"user_id": uid, "item_id": item, "lang": lang[item], "live": True, "state": 2, "step": None, "stability": 10.0,
                        "difficulty": 5.0, "due": due, "last_review": due - timedelta(days=10), "reps": 16,
                        "lapses": 1})
     for n in range(N_LOGS):

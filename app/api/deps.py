@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request
 from sqlmodel import Session
 
-from app.auth.users import SESSION_COOKIE, user_for_token
+from app.auth.users import SESSION_COOKIE, login_for_token
 from app.core.db import get_session
-from app.models.user import User
+from app.models.user import User, UserSettings
 
 SessionDep = Annotated[Session, Depends(get_session)]
 
@@ -23,9 +23,16 @@ def _credential(request: Request) -> str | None:
 
 
 def optional_user(request: Request, session: SessionDep) -> User | None:
-    """The user behind a ``Authorization: Bearer`` token or the session cookie, else None."""
+    """The user behind a ``Authorization: Bearer`` token or the session cookie, else None.
+
+    Their review settings come with the same query and wait in ``request.state.user_settings``.
+    """
     token = _credential(request)
-    return user_for_token(session, token) if token else None
+    found = login_for_token(session, token) if token else None
+    if found is None:
+        return None
+    request.state.user_settings = found[1]
+    return found[0]
 
 
 def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
@@ -39,6 +46,11 @@ def admin_user(user: Annotated[User, Depends(current_user)]) -> User:
     if not user.is_admin:
         raise HTTPException(403, detail=f"user {user.username!r} is not an admin; ask an admin for access")
     return user
+
+
+def user_settings(request: Request) -> UserSettings | None:
+    """Settings loaded with the signed-in user (None: defaults)."""
+    return getattr(request.state, "user_settings", None)
 
 
 OptionalUser = Annotated[User | None, Depends(optional_user)]

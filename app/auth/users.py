@@ -52,17 +52,25 @@ def issue_token(session: Session, user: User, *, kind: str, label: str = "") -> 
 
 
 def user_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("api", "session")) -> User | None:
+    found = login_for_token(session, token, kinds=kinds)
+    return found[0] if found else None
+
+
+def login_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("api", "session")
+                    ) -> tuple[User, UserSettings | None] | None:
+    """The user behind a token and their review settings, in one query (every request does this)."""
     if not token or len(token) > 256:
         return None
     digest = hash_token(token)
-    row = session.exec(select(ApiToken, User).join(User, col(User.id) == ApiToken.user_id)
+    row = session.exec(select(ApiToken, User, UserSettings).join(User, col(User.id) == ApiToken.user_id)
+                       .outerjoin(UserSettings, col(UserSettings.user_id) == User.id)
                        .where(ApiToken.token_hash == digest)).first()
     if row is None:
         return None
-    api_token, user = row
+    api_token, user, user_settings = row
     if api_token.kind not in kinds or not token_matches(token, api_token.token_hash):
         return None
-    return user
+    return user, user_settings
 
 
 def user_for_password(session: Session, username: str, password: str) -> User | None:

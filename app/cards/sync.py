@@ -18,7 +18,7 @@ from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.render.math import math_problems
-from app.srs.items import refresh_items
+from app.srs.items import refresh_items, retire_card_items
 
 
 class SyncError(Exception):
@@ -144,6 +144,7 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
         present = {doc.slug for _, doc in docs}
         for slug, card in sorted(existing.items()):
             if slug not in present and not card.retired:
+                retire_card_items(session, card)  # its review items leave the queues, history kept
                 card.retired = True
                 card.updated_at = utcnow()
                 session.add(card)

@@ -27,7 +27,8 @@ class ReviewItem(SQLModel, table=True):
     key: str = Field(max_length=200)
     lang: str = ""
     position: int = 0  # order of new items within the deck: card id * 1000 + position in the card
-    retired: bool = Field(default=False, index=True)  # its follow-up/pitfall/drill left the card; history kept
+    # its follow-up/pitfall/drill left the card, or the card was retired; history kept
+    retired: bool = Field(default=False, index=True)
 
 
 class ItemSource(SQLModel, table=True):
@@ -40,10 +41,15 @@ class ItemSource(SQLModel, table=True):
 class ItemState(SQLModel, table=True):
     """The FSRS card of one (user, item): state, step, stability, difficulty, due, last review."""
 
-    __table_args__ = (UniqueConstraint("user_id", "item_id"), Index("ix_itemstate_user_due", "user_id", "due"))
+    __table_args__ = (UniqueConstraint("user_id", "item_id"),
+                      Index("ix_itemstate_user_live_due", "user_id", "live", "due", "lang"))
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="user.id", ondelete="CASCADE")
     item_id: int = Field(foreign_key="reviewitem.id", index=True, ondelete="CASCADE")
+    # copies of the item's ``not retired`` and ``lang`` (kept in step by app.srs.items), so counting what
+    # is due is one index range scan without joins
+    live: bool = True
+    lang: str = ""
     state: int = 1
     step: int | None = None
     stability: float | None = None

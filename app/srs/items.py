@@ -14,12 +14,13 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.cards.cardfile import load_card_text
 from app.cards.schema import SECTION_TITLES, CardDoc
 from app.models.card import Card
-from app.models.review import ItemSource, ReviewItem
+from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
 from app.srs import drills
 
@@ -78,6 +79,26 @@ def refresh_items(session: Session, card: Card, doc: CardDoc) -> None:
     source = session.get(ItemSource, card.id) or ItemSource(card_id=card.id)
     source.content_hash = card.content_hash
     session.add(source)
+    session.flush()
+    _sync_live(session, card.id)
+
+
+def _sync_live(session: Session, card_id: int) -> None:
+    """Copy each item's liveness onto the users' states (the denormalised ``ItemState.live``)."""
+    for retired in (True, False):
+        ids = select(ReviewItem.id).where(ReviewItem.card_id == card_id, col(ReviewItem.retired).is_(retired))
+        session.execute(update(ItemState).where(col(ItemState.item_id).in_(ids)).values(live=not retired))
+
+
+def retire_card_items(session: Session, card: Card) -> None:
+    """A retired card's items leave every queue (rows and history stay; a re-added card revives them)."""
+    assert card.id is not None
+    session.execute(update(ReviewItem).where(col(ReviewItem.card_id) == card.id).values(retired=True))
+    _sync_live(session, card.id)
+    source = session.get(ItemSource, card.id)
+    if source is not None:
+        source.content_hash = ""  # derive again if the card comes back
+        session.add(source)
 
 
 def refresh_stale_items(session: Session) -> int:
@@ -86,12 +107,17 @@ def refresh_stale_items(session: Session) -> int:
     Sync calls :func:`refresh_items` itself; this catches cards synced by code that did not (an older
     sync, a bulk import) and runs at start-up and after an admin sync. Returns how many cards it fixed.
     """
-    rows = session.exec(select(Card, ItemSource).outerjoin(ItemSource, col(ItemSource.card_id) == Card.id)
-                        .where(col(Card.retired).is_(False))).all()
-    stale = [card for card, src in rows if src is None or src.content_hash != card.content_hash]
-    for card in stale:
-        refresh_items(session, card, card_doc(card.source_text, card.slug))
-    return len(stale)
+    rows = session.exec(select(Card, ItemSource).outerjoin(ItemSource, col(ItemSource.card_id) == Card.id)).all()
+    fixed = 0
+    for card, src in rows:
+        if card.retired:
+            if src is None or src.content_hash:
+                retire_card_items(session, card)
+                fixed += 1
+        elif src is None or src.content_hash != card.content_hash:
+            refresh_items(session, card, card_doc(card.source_text, card.slug))
+            fixed += 1
+    return fixed
 
 
 @lru_cache(maxsize=2048)

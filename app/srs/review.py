@@ -82,7 +82,10 @@ class KeyReused(ReviewError):
                          "use a new key per answer")
 
 
-def settings_for(session: Session, user_id: int) -> UserSettings:
+def settings_for(session: Session, user_id: int, known: UserSettings | None = None) -> UserSettings:
+    """``known`` (loaded with the user at sign-in) saves a query; else read them, or the defaults."""
+    if known is not None and known.user_id == user_id:
+        return known
     return session.get(UserSettings, user_id) or UserSettings(user_id=user_id)
 
 
@@ -116,10 +119,17 @@ def state_public(state: ItemState | None) -> dict[str, Any] | None:
 
 
 def new_today(session: Session, user_id: int, now: datetime) -> int:
-    q = select(func.count()).select_from(ReviewLog).where(
+    return int(session.exec(_new_today_count(user_id, now)).one())
+
+
+def _new_today_count(user_id: int, now: datetime) -> Any:
+    return select(func.count()).select_from(ReviewLog).where(
         ReviewLog.user_id == user_id, col(ReviewLog.was_new).is_(True),
         col(ReviewLog.reviewed_at) >= to_db(day_start(now)))
-    return int(session.exec(q).one())
+
+
+def _lang_filter(column: Any, lang: str) -> list[Any]:
+    return [column.in_(("", lang))] if lang in ("zh", "en") else []
 
 
 def _new_query(user_id: int, lang: str) -> Any:
@@ -129,11 +139,14 @@ def _new_query(user_id: int, lang: str) -> Any:
             .where(col(ItemState.id).is_(None), *_live(lang)))
 
 
+def _due_conds(user_id: int, lang: str, until: datetime) -> list[Any]:
+    """Due states of live items: one range scan of ``ix_itemstate_user_live_due`` (no joins)."""
+    return [ItemState.user_id == user_id, col(ItemState.live).is_(True), col(ItemState.due) <= to_db(until),
+            *_lang_filter(col(ItemState.lang), lang)]
+
+
 def _due_query(user_id: int, lang: str, until: datetime) -> Any:
-    return (select(ItemState, ReviewItem, Card)
-            .join(ReviewItem, col(ReviewItem.id) == ItemState.item_id)
-            .join(Card, col(Card.id) == ReviewItem.card_id)
-            .where(ItemState.user_id == user_id, col(ItemState.due) <= to_db(until), *_live(lang)))
+    return select(ItemState).where(*_due_conds(user_id, lang, until))
 
 
 def item_view(session: Session, user_id: int, item: ReviewItem, card: Card, state: ItemState | None) -> dict[str, Any]:
@@ -170,24 +183,35 @@ def _add_showing(s: Session, user_id: int, item_id: int, params: dict[str, Any])
 
 
 def due_counts(session: Session, user_id: int, lang: str, now: datetime, new_per_day: int) -> tuple[int, int]:
-    """(due now, new still offered today)."""
-    due = session.exec(select(func.count()).select_from(_due_query(user_id, lang, now).subquery())).one()
-    quota = max(0, new_per_day - new_today(session, user_id, now))
-    new = 0
-    if quota:
-        sub = _new_query(user_id, lang).with_only_columns(col(ReviewItem.id)).limit(quota).subquery()
-        new = session.exec(select(func.count()).select_from(sub)).one()
-    return int(due), int(new)
+    """(due now, new still offered today), in one round trip.
+
+    New = live items (in the user's languages) minus the user's states of live items, capped by what is
+    left of today's quota.
+    """
+    due = select(func.count()).select_from(ItemState).where(*_due_conds(user_id, lang, now)).scalar_subquery()
+    seen = (select(func.count()).select_from(ItemState)
+            .where(ItemState.user_id == user_id, col(ItemState.live).is_(True),
+                   *_lang_filter(col(ItemState.lang), lang)).scalar_subquery())
+    items = (select(func.count()).select_from(ReviewItem)
+             .where(col(ReviewItem.retired).is_(False), *_lang_filter(col(ReviewItem.lang), lang)).scalar_subquery())
+    today = _new_today_count(user_id, now).scalar_subquery()
+    n_due, n_seen, n_items, n_today = session.execute(select(due, seen, items, today)).one()
+    quota = max(0, new_per_day - int(n_today))
+    return int(n_due), min(quota, max(0, int(n_items) - int(n_seen)))
 
 
-def next_item(session: Session, user_id: int, now: datetime) -> dict[str, Any]:
+def next_item(session: Session, user_id: int, now: datetime, settings: UserSettings | None = None) -> dict[str, Any]:
     """The most overdue item, else a new one within today's quota, else when the next one is due."""
-    st = settings_for(session, user_id)
+    st = settings_for(session, user_id, settings)
     due_n, new_n = due_counts(session, user_id, st.language, now, st.new_per_day)
     out: dict[str, Any] = {"item": None, "due_left": due_n + new_n, "due_now": due_n, "new_left": new_n,
                            "next_due": None, "language": st.language}
     if due_n:
-        row = session.exec(_due_query(user_id, st.language, now).order_by(col(ItemState.due)).limit(1)).first()
+        first_due = (select(ItemState, ReviewItem, Card)
+                     .join(ReviewItem, col(ReviewItem.id) == ItemState.item_id)
+                     .join(Card, col(Card.id) == ReviewItem.card_id)
+                     .where(*_due_conds(user_id, st.language, now)).order_by(col(ItemState.due)).limit(1))
+        row = session.exec(first_due).first()
         if row is not None:
             state, item, card = row
             out["item"] = item_view(session, user_id, item, card, state)
@@ -198,16 +222,17 @@ def next_item(session: Session, user_id: int, now: datetime) -> dict[str, Any]:
             item, card = row
             out["item"] = item_view(session, user_id, item, card, None)
             return out
-    upcoming = session.exec(select(func.min(ItemState.due)).join(ReviewItem, col(ReviewItem.id) == ItemState.item_id)
-                            .join(Card, col(Card.id) == ReviewItem.card_id)
-                            .where(ItemState.user_id == user_id, *_live(st.language))).one()
+    upcoming = session.exec(select(func.min(ItemState.due)).where(
+        ItemState.user_id == user_id, col(ItemState.live).is_(True),
+        *_lang_filter(col(ItemState.lang), st.language))).one()
     out["next_due"] = as_utc(upcoming).isoformat() if upcoming else None
     return out
 
 
 def submit_review(engine: Engine, user_id: int, *, item_id: int, rating: object = None,
                   typed_answer: str | None = None, showing_id: int | None = None, duration_ms: int | None = None,
-                  idempotency_key: str | None = None, now: datetime, fuzz: bool = True) -> dict[str, Any]:
+                  idempotency_key: str | None = None, now: datetime, fuzz: bool = True,
+                  settings: UserSettings | None = None) -> dict[str, Any]:
     """Grade one answer; a repeated ``idempotency_key`` returns the first answer's response unchanged."""
     key = idempotency_key or f"auto-{secrets.token_hex(16)}"
     if len(key) > 128:
@@ -219,7 +244,7 @@ def submit_review(engine: Engine, user_id: int, *, item_id: int, rating: object 
         old = s.exec(select(ReviewLog).where(ReviewLog.user_id == user_id, ReviewLog.idempotency_key == key)).first()
         if old is not None:
             return _replay(old, item_id, key)
-        return _grade(s, user_id, item_id, rating, typed_answer, showing_id, duration_ms, key, now, fuzz)
+        return _grade(s, user_id, item_id, rating, typed_answer, showing_id, duration_ms, key, now, fuzz, settings)
 
     try:
         return run_write(engine, work)
@@ -239,12 +264,16 @@ def _replay(old: ReviewLog, item_id: int, key: str) -> dict[str, Any]:
 
 
 def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | None, showing_id: int | None,
-           duration_ms: int | None, key: str, now: datetime, fuzz: bool) -> dict[str, Any]:
-    item = s.get(ReviewItem, item_id)
-    card = s.get(Card, item.card_id) if item is not None else None
-    if item is None or card is None or item.retired or card.retired:
+           duration_ms: int | None, key: str, now: datetime, fuzz: bool,
+           known: UserSettings | None) -> dict[str, Any]:
+    row = s.exec(select(ReviewItem, Card.retired, ItemState)
+                 .join(Card, col(Card.id) == ReviewItem.card_id)
+                 .outerjoin(ItemState, and_(col(ItemState.item_id) == ReviewItem.id,
+                                            col(ItemState.user_id) == user_id))
+                 .where(ReviewItem.id == item_id)).first()
+    if row is None or row[0].retired or row[1]:
         raise ItemNotFound(item_id)
-    state = s.exec(select(ItemState).where(ItemState.user_id == user_id, ItemState.item_id == item_id)).first()
+    item, _card_retired, state = row
     if state is not None and as_utc(state.due) > as_utc(now):
         raise NotDue(item_id, state.due)
     extra: dict[str, Any] = {}
@@ -270,13 +299,13 @@ def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | 
                  "solution_markdown": sol}
     else:
         grade = parse_rating(rating)
-    st = settings_for(s, user_id)
+    st = settings_for(s, user_id, known)
     scheduler = make_scheduler(parameters=st.parameters, desired_retention=st.desired_retention, fuzz=fuzz)
     before = card_from_columns(item_id, _state_cols(state))
     after = review(before, grade, when=now, scheduler=scheduler, duration_ms=duration_ms)
     was_new = state is None
     if state is None:
-        state = ItemState(user_id=user_id, item_id=item_id, **card_columns(after))
+        state = ItemState(user_id=user_id, item_id=item_id, live=True, lang=item.lang, **card_columns(after))
     else:
         for k, v in card_columns(after).items():
             setattr(state, k, v)

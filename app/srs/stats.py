@@ -10,7 +10,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.models.review import ItemState, ReviewLog
-from app.srs.review import _due_query, day_start, due_counts, settings_for
+from app.srs.review import _due_conds, _due_query, day_start, due_counts, settings_for
 from app.srs.scheduler import as_utc, to_db
 
 FORECAST_DAYS = 30
@@ -66,8 +66,8 @@ def user_stats(session: Session, user_id: int, now: datetime) -> dict[str, Any]:
     st = settings_for(session, user_id)
     today = day_start(now)
     end_of_day = today + timedelta(days=1) - timedelta(microseconds=1)
-    due_today = int(session.exec(select(func.count()).select_from(
-        _due_query(user_id, st.language, end_of_day).subquery())).one())
+    due_today = int(session.exec(select(func.count()).select_from(ItemState).where(
+        *_due_conds(user_id, st.language, end_of_day))).one())
     due_now, new_left = due_counts(session, user_id, st.language, now, st.new_per_day)
     reviewed_today = int(session.exec(select(func.count()).select_from(ReviewLog).where(
         ReviewLog.user_id == user_id, col(ReviewLog.reviewed_at) >= to_db(today))).one())

@@ -66,9 +66,9 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
         verdict.wait_for(state="visible")
         assert "Correct" in verdict.inner_text()
         assert page.locator("#back math").count() > 0  # worked solution with rendered formulas
-        page.screenshot(path="/tmp/quiz-drill-light.png", full_page=True)
+        page.screenshot(path="/tmp/srs-quiz-drill-light.png", full_page=True)
         page.emulate_media(color_scheme="dark")
-        page.screenshot(path="/tmp/quiz-drill-dark.png", full_page=True)
+        page.screenshot(path="/tmp/srs-quiz-drill-dark.png", full_page=True)
         page.keyboard.press("Space")
         expect(due).to_have_attribute("data-count", "7")
 
@@ -80,8 +80,8 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
         page.goto(f"{live_server}/quiz/stats")
         assert page.locator("#reviewed-today").inner_text() == "4"
         assert page.locator("svg.chart rect.bar").count() == 32  # 30 forecast days + 7 d / 30 d retention
-        page.screenshot(path="/tmp/quiz-stats-dark.png", full_page=True)
+        page.screenshot(path="/tmp/srs-quiz-stats-dark.png", full_page=True)
         page.emulate_media(color_scheme="light")
-        page.screenshot(path="/tmp/quiz-stats-light.png", full_page=True)
+        page.screenshot(path="/tmp/srs-quiz-stats-light.png", full_page=True)
     finally:
         engine.dispose()

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
-from app.api.deps import CurrentUser, SessionDep
+from app.api.deps import CurrentUser, SessionDep, user_settings
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
@@ -38,10 +38,10 @@ def _raise(exc: Exception) -> HTTPException:
 
 
 @router.get("/next")
-def next_item(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+def next_item(user: CurrentUser, session: SessionDep, request: Request) -> dict[str, Any]:
     """The next due item (most overdue first, then new ones within today's quota), or when one is next due."""
     assert user.id is not None
-    return srs.next_item(session, user.id, now_utc())
+    return srs.next_item(session, user.id, now_utc(), user_settings(request))
 
 
 @router.post("")
@@ -54,7 +54,7 @@ def post_review(body: ReviewIn, user: CurrentUser, request: Request, session: Se
         return srs.submit_review(request.app.state.engine, user.id, item_id=body.item_id, rating=body.rating,
                                  typed_answer=body.typed_answer, showing_id=body.showing_id,
                                  duration_ms=body.duration_ms, idempotency_key=idempotency_key or body.idempotency_key,
-                                 now=now_utc(), fuzz=request.app.state.srs_fuzz)
+                                 now=now_utc(), fuzz=request.app.state.srs_fuzz, settings=user_settings(request))
     except (srs.ReviewError, InvalidRating) as exc:
         raise _raise(exc) from None
 
