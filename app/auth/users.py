@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from app.auth.security import hash_password, hash_token, new_token, token_matches, verify_password
@@ -56,15 +58,20 @@ def user_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("a
     return found[0] if found else None
 
 
+@lru_cache(maxsize=1)
+def _login_statement() -> Any:
+    """Built once (every request runs it); the token hash is bound per call."""
+    return (select(ApiToken, User, UserSettings).join(User, col(User.id) == ApiToken.user_id)
+            .outerjoin(UserSettings, col(UserSettings.user_id) == User.id)
+            .where(ApiToken.token_hash == bindparam("digest")))
+
+
 def login_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("api", "session")
                     ) -> tuple[User, UserSettings | None] | None:
     """The user behind a token and their review settings, in one query (every request does this)."""
     if not token or len(token) > 256:
         return None
-    digest = hash_token(token)
-    row = session.exec(select(ApiToken, User, UserSettings).join(User, col(User.id) == ApiToken.user_id)
-                       .outerjoin(UserSettings, col(UserSettings.user_id) == User.id)
-                       .where(ApiToken.token_hash == digest)).first()
+    row = session.exec(_login_statement(), params={"digest": hash_token(token)}).first()
     if row is None:
         return None
     api_token, user, user_settings = row

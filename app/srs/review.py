@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import and_, func, or_
+from sqlalchemy import and_, bindparam, func, or_
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
+from sqlmodel.sql.sqltypes import UTCDateTime
 
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
@@ -182,20 +184,31 @@ def _add_showing(s: Session, user_id: int, item_id: int, params: dict[str, Any])
     return showing.id
 
 
+@lru_cache(maxsize=8)
+def _counts_statement(lang: str) -> Any:
+    """The four counts of :func:`due_counts` as one statement, built once per language (bound later)."""
+    uid: Any = bindparam("uid")
+    now: Any = bindparam("now", type_=UTCDateTime())
+    day: Any = bindparam("day", type_=UTCDateTime())
+    live = [ItemState.user_id == uid, col(ItemState.live).is_(True), *_lang_filter(col(ItemState.lang), lang)]
+    due = select(func.count()).select_from(ItemState).where(*live, col(ItemState.due) <= now).scalar_subquery()
+    seen = select(func.count()).select_from(ItemState).where(*live).scalar_subquery()
+    items = (select(func.count()).select_from(ReviewItem)
+             .where(col(ReviewItem.retired).is_(False), *_lang_filter(col(ReviewItem.lang), lang)).scalar_subquery())
+    today = (select(func.count()).select_from(ReviewLog)
+             .where(ReviewLog.user_id == uid, col(ReviewLog.was_new).is_(True), col(ReviewLog.reviewed_at) >= day)
+             .scalar_subquery())
+    return select(due, seen, items, today)
+
+
 def due_counts(session: Session, user_id: int, lang: str, now: datetime, new_per_day: int) -> tuple[int, int]:
     """(due now, new still offered today), in one round trip.
 
     New = live items (in the user's languages) minus the user's states of live items, capped by what is
     left of today's quota.
     """
-    due = select(func.count()).select_from(ItemState).where(*_due_conds(user_id, lang, now)).scalar_subquery()
-    seen = (select(func.count()).select_from(ItemState)
-            .where(ItemState.user_id == user_id, col(ItemState.live).is_(True),
-                   *_lang_filter(col(ItemState.lang), lang)).scalar_subquery())
-    items = (select(func.count()).select_from(ReviewItem)
-             .where(col(ReviewItem.retired).is_(False), *_lang_filter(col(ReviewItem.lang), lang)).scalar_subquery())
-    today = _new_today_count(user_id, now).scalar_subquery()
-    n_due, n_seen, n_items, n_today = session.execute(select(due, seen, items, today)).one()
+    params = {"uid": user_id, "now": to_db(now), "day": to_db(day_start(now))}
+    n_due, n_seen, n_items, n_today = session.execute(_counts_statement(lang), params).one()
     quota = max(0, new_per_day - int(n_today))
     return int(n_due), min(quota, max(0, int(n_items) - int(n_seen)))
 
