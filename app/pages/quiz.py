@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -59,6 +59,21 @@ def bar_chart(values: list[float], labels: list[str], *, width: int = 640, heigh
                      "w": round(slot * 0.7, 1), "h": round(h, 1), "value": v, "label": label,
                      "show_label": n <= 10 or i % 5 == 0})
     return {"width": width, "height": height, "pad": pad, "top": top, "bars": bars, "base": height - pad}
+
+
+@router.post("/quiz/settings")
+def save_settings(request: Request, user: OptionalUser, session: SessionDep,
+                  desired_retention: Annotated[float, Form()], new_per_day: Annotated[int, Form()],
+                  language: Annotated[str, Form()]) -> Response:
+    """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
+    if user is None:
+        return RedirectResponse("/login?next=/quiz/stats", status_code=303)
+    from app.api.routes.review import put_settings
+    from app.models.user import SettingsUpdate
+
+    put_settings(SettingsUpdate(desired_retention=desired_retention, new_per_day=new_per_day, language=language),
+                 user, request, session)
+    return RedirectResponse("/quiz/stats", status_code=303)
 
 
 @router.get("/quiz/stats", response_class=HTMLResponse)

@@ -33,8 +33,11 @@ def review_days(session: Session, user_id: int, now: datetime) -> set[date]:
     ``date(timestamp)`` is portable: SQLite returns 'YYYY-MM-DD', PostgreSQL a date (function-style cast).
     """
     since = to_db(day_start(now) - timedelta(days=STREAK_LOOKBACK_DAYS))
-    q = (select(func.date(ReviewLog.reviewed_at)).where(ReviewLog.user_id == user_id,
-                                                        col(ReviewLog.reviewed_at) >= since).distinct())
+    stamp: Any = ReviewLog.reviewed_at
+    if session.get_bind().dialect.name == "postgresql":
+        stamp = func.timezone("UTC", stamp)  # timestamptz → UTC wall time, whatever the session time zone
+    q = (select(func.date(stamp)).where(ReviewLog.user_id == user_id,
+                                        col(ReviewLog.reviewed_at) >= since).distinct())
     out: set[date] = set()
     for value in session.exec(q).all():
         out.add(value if isinstance(value, date) else date.fromisoformat(str(value)[:10]))

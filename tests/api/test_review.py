@@ -191,6 +191,14 @@ def test_password_login(two: tuple[TestClient, dict[str, str], dict[str, str]]) 
                     follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/quiz"
     assert client.get("/api/users/me").json()["username"] == "carol"
+    r = client.post("/quiz/settings", data={"desired_retention": "0.85", "new_per_day": "7", "language": "zh"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    assert client.get("/api/review/settings").json() == {"desired_retention": 0.85, "new_per_day": 7,
+                                                         "language": "zh", "optimized": False,
+                                                         "optimized_reviews": 0}
+    page = client.get("/quiz/stats")
+    assert page.status_code == 200 and 'value="7"' in page.text
     client.post("/logout")
     assert client.get("/api/users/me").status_code == 401
 
