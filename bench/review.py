@@ -63,7 +63,8 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     for i in range(N_CARDS):
         doc = CardDoc.model_validate({
             "slug": f"card-{i:04d}", "title": {"zh": f"卡片 {i}", "en": f"Card {i}"},
-            "sections": {"summary": {"zh": f"结论 {i}：$2\\Psi$", "en": f"Summary {i}: $2\\Psi + \\frac{{12\\Psi}}{{N}}$"},
+            "sections": {"summary": {"zh": f"结论 {i}：$2\\Psi$",
+                                     "en": f"Summary {i}: $2\\Psi + \\frac{{12\\Psi}}{{N}}$"},
                          "insights": {"zh": "- 要点", "en": "- insight one\n- insight two"},
                          "pitfalls": {"zh": "- 陷阱一", "en": "- pitfall one"}},
             "follow_ups": [{"id": f"f{j}", "question": {"zh": f"追问 {j}", "en": f"Follow-up {j}?"},
@@ -89,8 +90,12 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     due_now = set(rng.sample(items, 4000))
     states, logs = [], []
     for item in items:
-        due = now - timedelta(hours=rng.randint(1, 500)) if item in due_now else now + timedelta(days=rng.randint(1, 60))
-        states.append({"user_id": uid, "item_id": item, "lang": lang[item], "live": True, "state": 2, "step": None, "stability": 10.0,
+        if item in due_now:
+            due = now - timedelta(hours=rng.randint(1, 500))
+        else:
+            due = now + timedelta(days=rng.randint(1, 60))
+        states.append({"user_id": uid, "item_id": item, "lang": lang[item], "live": True, "state": 2,
+                       "step": None, "stability": 10.0,
                        "difficulty": 5.0, "due": due, "last_review": due - timedelta(days=10), "reps": 16,
                        "lapses": 1})
     for n in range(N_LOGS):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +35,21 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
-@lru_cache(maxsize=8)
+_engines: dict[str, Engine] = {}
+
+
 def get_engine(url: str | None = None) -> Engine:
     """One engine per URL per process (default: ``PROOFDECK_DATABASE_URL``)."""
-    return make_engine(url or settings.DATABASE_URL)
+    key = url or settings.DATABASE_URL
+    if key not in _engines:
+        _engines[key] = make_engine(key)
+    return _engines[key]
+
+
+def dispose_engines() -> None:
+    """Close every pooled connection (tests, before dropping a database)."""
+    while _engines:
+        _engines.popitem()[1].dispose()
 
 
 def init_db(engine: Engine) -> None:

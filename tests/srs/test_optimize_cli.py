@@ -57,7 +57,8 @@ def _seed(engine: Engine, tmp_path: Path, n_cards: int, reviews_per_item: int) -
 
 def test_too_few_reviews_is_a_clear_error(engine: Engine, tmp_path: Path) -> None:
     n = _seed(engine, tmp_path, 1, 2)
-    with pytest.raises(NotEnoughReviews, match=f"user 'olga' has {n} reviews; the optimiser needs at least {MIN_REVIEWS}"):
+    with pytest.raises(NotEnoughReviews,
+                       match=f"user 'olga' has {n} reviews; the optimiser needs at least {MIN_REVIEWS}"):
         optimize_user(engine, "olga")
     result = CliRunner().invoke(cli, ["srs", "optimize", "nobody", "--database-url", str(engine.url)])
     assert result.exit_code == 1 and "no user named 'nobody'" in result.output

@@ -25,8 +25,13 @@ def backend_name() -> str:
 @contextmanager
 def fresh_database_url(tmp_dir: Path) -> Iterator[str]:
     """Yield a URL to an empty database that is dropped afterwards."""
+    from app.core.db import dispose_engines
+
     if not POSTGRES_URL:
-        yield f"sqlite:///{tmp_dir / 'proofdeck.db'}"
+        try:
+            yield f"sqlite:///{tmp_dir / 'proofdeck.db'}"
+        finally:
+            dispose_engines()
         return
     name = f"t_{uuid.uuid4().hex[:16]}"
     admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
@@ -35,9 +40,7 @@ def fresh_database_url(tmp_dir: Path) -> Iterator[str]:
     try:
         yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
     finally:
-        from app.core.db import get_engine
-
-        get_engine.cache_clear()  # close pools pointing at the database before dropping it
+        dispose_engines()  # close pools pointing at the database before dropping it
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
