@@ -38,20 +38,18 @@ def _locked(exc: OperationalError) -> bool:
 def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session | None = None) -> T:
     """Run ``work(session)`` in its own transaction (commit on return), serialised per SQLite engine.
 
-    ``release``: the caller's (request) session, closed first so that a request never holds two pooled
-    connections at once. The write session takes its connection *before* the lock, so whoever holds
-    the lock never waits for the pool (no deadlock with a small pool and many threads).
+    ``release``: the caller's (request) session, closed first, so that a request never holds a pooled
+    connection while it waits for the lock: writers queue on the lock holding nothing, readers keep the
+    pool, and the lock holder's checkout always succeeds (callers must not hold a connection here).
     """
     if release is not None:
         release.close()
     lock = _lock_for(engine)
     for attempt in range(RETRIES):
         try:
-            with Session(engine, expire_on_commit=False) as session:
-                session.connection()  # check out a pooled connection outside the lock
-                with lock if lock is not None else nullcontext():
-                    result = work(session)
-                    session.commit()
+            with lock if lock is not None else nullcontext(), Session(engine, expire_on_commit=False) as session:
+                result = work(session)
+                session.commit()
                 return result
         except OperationalError as exc:
             if not _locked(exc) or attempt == RETRIES - 1:
