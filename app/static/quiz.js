@@ -91,6 +91,7 @@
       const r = await send("POST", "/api/review", body, idemKey);
       if (!r.ok) { status(typeof r.data.detail === "string" ? r.data.detail : "error " + r.status); return; }
       answered = true;
+      setDue(Math.max(0, Number($("due-left").dataset.count || 1) - 1));  // the next GET brings the exact count
       if (item.kind === "card") await loadChain(item);
       if (item.typed) { showDrillResult(r.data); return; }
       await load();
@@ -125,6 +126,7 @@
     $("chain-note").textContent = chainQueue.length
       ? "接下来 " + chainQueue.length + " 个追问 · Next: " + chainQueue.length + " follow-up question(s) of this card."
       : "本卡没有待复习的追问 · No follow-ups of this card are due.";
+    $("links-title").hidden = !r.data.links.length;
     $("chain").hidden = !(chainQueue.length || r.data.links.length);
   }
 
