@@ -1,7 +1,9 @@
-"""The FastAPI application: wiring only (routers, start-up sync)."""
+"""The FastAPI application: wiring only (routers, start-up sync, first admin)."""
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -30,11 +32,41 @@ def startup_sync(engine: Engine, cards_dir: Path) -> None:
              len(report.updated), len(report.unchanged), len(report.retired))
 
 
+class _RedactTokens(logging.Filter):
+    """Access logs show ``/login?token=[redacted]``: a login link is a credential."""
+
+    _pattern = re.compile(r"(token=)[^&\s\"]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args and isinstance(record.args, tuple):
+            record.args = tuple(self._pattern.sub(r"\1[redacted]", a) if isinstance(a, str) else a
+                                for a in record.args)
+        return True
+
+
+def first_start(engine: Engine, base_url: str) -> None:
+    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL."""
+    from sqlmodel import Session
+
+    from app.auth.users import ensure_first_admin
+    from app.srs.items import refresh_stale_items
+
+    with Session(engine) as session, session.begin():
+        refresh_stale_items(session)
+        token = ensure_first_admin(session)
+    if token:
+        url = f"{base_url.rstrip('/')}/login?token={token}"
+        print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)  # noqa: T201 (shown once)
+        log.warning("created user 'admin'; its login URL was printed on stdout (shown once)")
+
+
 @asynccontextmanager
 async def lifespan(application: FastAPI) -> AsyncIterator[None]:
+    logging.getLogger("uvicorn.access").addFilter(_RedactTokens())
     init_db(application.state.engine)
     if application.state.sync_on_startup:
         startup_sync(application.state.engine, application.state.cards_dir)
+    first_start(application.state.engine, settings.BASE_URL)
     yield
 
 
@@ -49,6 +81,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
+    application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
     application.include_router(api_router)
     install_pages(application)
     return application

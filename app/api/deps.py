@@ -4,9 +4,55 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, HTTPException, Request
 from sqlmodel import Session
 
+from app.auth.users import SESSION_COOKIE, login_for_token
 from app.core.db import get_session
+from app.models.user import User, UserSettings
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def _credential(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    return request.cookies.get(SESSION_COOKIE)
+
+
+def optional_user(request: Request, session: SessionDep) -> User | None:
+    """The user behind a ``Authorization: Bearer`` token or the session cookie, else None.
+
+    Their review settings come with the same query and wait in ``request.state.user_settings``.
+    """
+    token = _credential(request)
+    found = login_for_token(session, token) if token else None
+    if found is None:
+        return None
+    request.state.user_settings = found[1]
+    return found[0]
+
+
+def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+    if user is None:
+        raise HTTPException(401, detail="not signed in: send 'Authorization: Bearer <token>' or log in at /login",
+                            headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+def admin_user(user: Annotated[User, Depends(current_user)]) -> User:
+    if not user.is_admin:
+        raise HTTPException(403, detail=f"user {user.username!r} is not an admin; ask an admin for access")
+    return user
+
+
+def user_settings(request: Request) -> UserSettings | None:
+    """Settings loaded with the signed-in user (None: defaults)."""
+    return getattr(request.state, "user_settings", None)
+
+
+OptionalUser = Annotated[User | None, Depends(optional_user)]
+CurrentUser = Annotated[User, Depends(current_user)]
+AdminUser = Annotated[User, Depends(admin_user)]

@@ -1,11 +1,12 @@
-"""Every router, joined in one place; ``install_pages`` adds the HTML side (pages, /static, error pages)."""
+"""Every router, joined in one place."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api.routes import cards, exports, graph, health, verification
+from app.api.routes import admin, cards, exports, graph, health, login, review, users, verification
+from app.pages import quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
 from app.pages.templating import STATIC_DIR
@@ -17,6 +18,11 @@ api_router.include_router(exports.router)
 api_router.include_router(verification.router)
 api_router.include_router(cards.router)
 api_router.include_router(graph.router)
+api_router.include_router(review.router)
+api_router.include_router(users.router)
+api_router.include_router(admin.router)
+api_router.include_router(login.router)
+api_router.include_router(quiz.router)
 
 
 def install_pages(app: FastAPI) -> None:

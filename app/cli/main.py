@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import cards, db, export, importer, server, verify
+from app.cli import cards, db, export, importer, server, srs, users, verify
 
 cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
                   no_args_is_help=True, add_completion=False)
@@ -13,6 +13,8 @@ db.register(cli)
 export.register(cli)
 importer.register(cli)
 server.register(cli)
+users.register(cli)
+srs.register(cli)
 verify.register(cli)
 
 if __name__ == "__main__":

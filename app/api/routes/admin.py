@@ -1,0 +1,30 @@
+"""Admin-only operations on the deck: sync ``cards/`` into the database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+
+from app.api.deps import AdminUser
+
+router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+
+@router.post("/sync")
+def sync(_admin: AdminUser, request: Request) -> dict[str, Any]:
+    """Sync the server's cards folder (all or nothing); review items follow, history kept."""
+    from app.cards.sync import SyncError, sync_cards
+
+    try:
+        report = sync_cards(request.app.state.engine, request.app.state.cards_dir)
+    except SyncError as exc:
+        raise HTTPException(422, detail=[str(e) for e in exc.errors]) from None
+    from sqlmodel import Session
+
+    from app.srs.items import refresh_stale_items
+
+    with Session(request.app.state.engine) as session, session.begin():
+        refresh_stale_items(session)
+    return {"added": report.added, "updated": report.updated, "unchanged": len(report.unchanged),
+            "retired": report.retired}

@@ -1,0 +1,147 @@
+"""The review API: next item, answer, stats, follow-up chain, own log and settings (signed-in users only)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Query, Request
+from pydantic import BaseModel, Field
+
+from app.api.deps import CurrentUser, SessionDep, user_settings
+from app.models.review import ReviewLog
+from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
+from app.srs import review as srs
+from app.srs.scheduler import InvalidRating, now_utc
+from app.srs.stats import user_stats
+from app.srs.writes import run_write
+
+router = APIRouter(prefix="/api/review", tags=["review"])
+
+MIN_REVIEWS_TO_OPTIMIZE = 512
+
+
+class ReviewIn(BaseModel):
+    """One answer: a rating 1-4, or for a drill the typed answer and its showing id."""
+
+    item_id: int
+    rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
+    typed_answer: str | None = Field(default=None, max_length=100)
+    showing_id: int | None = None
+    duration_ms: int | None = None
+    idempotency_key: str | None = Field(default=None, max_length=128)
+
+
+def _raise(exc: Exception) -> HTTPException:
+    if isinstance(exc, srs.ReviewError):
+        return HTTPException(exc.status, detail=str(exc))
+    return HTTPException(422, detail=str(exc))
+
+
+@router.get("/next")
+def next_item(user: CurrentUser, session: SessionDep, request: Request) -> dict[str, Any]:
+    """The next due item (most overdue first, then new ones within today's quota), or when one is next due."""
+    assert user.id is not None
+    return srs.next_item(session, user.id, now_utc(), user_settings(request))
+
+
+@router.post("")
+def post_review(body: ReviewIn, user: CurrentUser, request: Request, session: SessionDep,
+                idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None) -> dict[str, Any]:
+    """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response."""
+    assert user.id is not None
+    session.close()  # the write runs in its own short transaction; hold one pooled connection, not two
+    try:
+        return srs.submit_review(request.app.state.engine, user.id, item_id=body.item_id, rating=body.rating,
+                                 typed_answer=body.typed_answer, showing_id=body.showing_id,
+                                 duration_ms=body.duration_ms, idempotency_key=idempotency_key or body.idempotency_key,
+                                 now=now_utc(), fuzz=request.app.state.srs_fuzz, settings=user_settings(request))
+    except (srs.ReviewError, InvalidRating) as exc:
+        raise _raise(exc) from None
+
+
+@router.get("/stats")
+def stats(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """Due today, reviewed today, streak, true retention (7/30 days), due forecast for 30 days."""
+    assert user.id is not None
+    out = user_stats(session, user.id, now_utc())
+    st = srs.settings_for(session, user.id)
+    out["optimizer"] = {"reviews_needed": MIN_REVIEWS_TO_OPTIMIZE, "reviews": out["total_reviews"],
+                        "optimized": st.parameters is not None, "optimized_reviews": st.optimized_reviews}
+    return out
+
+
+@router.get("/chain/{item_id}")
+def chain(item_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """After grading a card: its follow-ups reviewable now ("drill deeper"), then related cards."""
+    assert user.id is not None
+    try:
+        return srs.chain(session, user.id, item_id, now_utc())
+    except srs.ReviewError as exc:
+        raise _raise(exc) from None
+
+
+@router.get("/log")
+def my_log(user: CurrentUser, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50,
+           offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
+    """Your own review log, newest first."""
+    assert user.id is not None
+    rows = srs.recent_logs(session, user.id, limit, offset)
+    return {"data": [srs.log_public(r) for r in rows], "count": len(rows)}
+
+
+@router.get("/log/{log_id}")
+def log_entry(log_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """One of your review log rows (another user's answers 404, as if it did not exist)."""
+    row = session.get(ReviewLog, log_id)
+    if row is None or row.user_id != user.id:
+        raise HTTPException(404, detail=f"review log {log_id} not found")
+    return srs.log_public(row)
+
+
+@router.get("/items/{item_id}")
+def item_state(item_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+    """Your scheduler state for one item (null before your first review)."""
+    from sqlmodel import select
+
+    from app.models.review import ItemState, ReviewItem
+
+    item = session.get(ReviewItem, item_id)
+    if item is None:
+        raise HTTPException(404, detail=f"review item {item_id} does not exist")
+    state = session.exec(select(ItemState).where(ItemState.user_id == user.id, ItemState.item_id == item_id)).first()
+    return {"id": item.id, "card_id": item.card_id, "kind": item.kind, "key": item.key, "lang": item.lang,
+            "retired": item.retired, "state": srs.state_public(state)}
+
+
+def _settings_public(st: UserSettings) -> SettingsPublic:
+    return SettingsPublic(desired_retention=st.desired_retention, new_per_day=st.new_per_day, language=st.language,
+                          optimized=st.parameters is not None, optimized_reviews=st.optimized_reviews)
+
+
+@router.get("/settings")
+def get_settings(user: CurrentUser, session: SessionDep) -> SettingsPublic:
+    assert user.id is not None
+    return _settings_public(srs.settings_for(session, user.id))
+
+
+@router.put("/settings")
+def put_settings(body: SettingsUpdate, user: CurrentUser, request: Request, session: SessionDep) -> SettingsPublic:
+    """Change desired retention (0.70-0.99), new items per day (0-500), language (zh | en | both)."""
+    if body.desired_retention is not None and not 0.7 <= body.desired_retention <= 0.99:
+        raise HTTPException(422, detail="desired_retention must be between 0.70 and 0.99; "
+                                        f"got {body.desired_retention}")
+    if body.new_per_day is not None and not 0 <= body.new_per_day <= 500:
+        raise HTTPException(422, detail=f"new_per_day must be between 0 and 500; got {body.new_per_day}")
+    if body.language is not None and body.language not in LANGUAGES:
+        raise HTTPException(422, detail=f"language must be one of {', '.join(LANGUAGES)}; got {body.language!r}")
+    uid = user.id
+    assert uid is not None
+
+    def work(s: Any) -> SettingsPublic:
+        st = s.get(UserSettings, uid) or UserSettings(user_id=uid)
+        for k, v in body.model_dump(exclude_none=True).items():
+            setattr(st, k, v)
+        s.add(st)
+        return _settings_public(st)
+
+    return run_write(request.app.state.engine, work, release=session)

@@ -1,0 +1,84 @@
+"""User management (admin only): list, create (prints a token once), new token, delete; ``/api/users/me``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field
+from sqlmodel import Session, col, select
+
+from app.api.deps import AdminUser, CurrentUser, SessionDep
+from app.auth.users import UserError, create_user, issue_token
+from app.models.user import User, UserPublic
+from app.srs.writes import run_write
+
+router = APIRouter(prefix="/api/users", tags=["users"])
+
+
+class UserCreate(BaseModel):
+    username: str = Field(max_length=64)
+    is_admin: bool = False
+    password: str | None = Field(default=None, max_length=200)
+
+
+def _public(u: User) -> UserPublic:
+    assert u.id is not None
+    return UserPublic(id=u.id, username=u.username, is_admin=u.is_admin, created_at=u.created_at)
+
+
+@router.get("/me")
+def me(user: CurrentUser) -> UserPublic:
+    return _public(user)
+
+
+@router.get("")
+def list_users(_admin: AdminUser, session: SessionDep) -> dict[str, Any]:
+    users = session.exec(select(User).order_by(col(User.id))).all()
+    return {"data": [_public(u) for u in users], "count": len(users)}
+
+
+@router.post("", status_code=201)
+def add_user(body: UserCreate, _admin: AdminUser, request: Request, session: SessionDep) -> dict[str, Any]:
+    """Create a user; the response holds their API token, shown this once (only its hash is stored)."""
+
+    def work(s: Session) -> dict[str, Any]:
+        user, token = create_user(s, body.username, is_admin=body.is_admin, password=body.password)
+        return {"user": _public(user).model_dump(mode="json"), "token": token}
+
+    try:
+        return run_write(request.app.state.engine, work, release=session)
+    except UserError as exc:
+        raise HTTPException(409 if "already exists" in str(exc) else 422, detail=str(exc)) from None
+
+
+@router.post("/{user_id}/tokens", status_code=201)
+def new_token(user_id: int, _admin: AdminUser, request: Request, session: SessionDep) -> dict[str, Any]:
+    def work(s: Session) -> dict[str, Any]:
+        user = s.get(User, user_id)
+        if user is None:
+            raise HTTPException(404, detail=f"user {user_id} not found")
+        return {"user_id": user_id, "token": issue_token(s, user, kind="api", label="issued by an admin")}
+
+    return run_write(request.app.state.engine, work, release=session)
+
+
+@router.delete("/{user_id}", status_code=204)
+def delete_user(user_id: int, admin: AdminUser, request: Request, session: SessionDep) -> None:
+    if user_id == admin.id:
+        raise HTTPException(409, detail="you cannot delete your own account; ask another admin")
+
+    def work(s: Session) -> None:
+        user = s.get(User, user_id)
+        if user is None:
+            raise HTTPException(404, detail=f"user {user_id} not found")
+        from app.models.review import DrillShowing, ItemState, ReviewLog
+        from app.models.user import ApiToken, UserSettings
+
+        for table in (ApiToken, UserSettings, ItemState, ReviewLog, DrillShowing):
+            for row in s.exec(select(table).where(table.user_id == user_id)):
+                s.delete(row)
+        s.flush()
+        s.delete(user)
+
+    run_write(request.app.state.engine, work, release=session)

@@ -1,0 +1,1 @@
+"""Accounts and credentials: hashing, token and password login, first-start admin."""

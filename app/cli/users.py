@@ -1,0 +1,40 @@
+"""``proofdeck user add NAME [--admin] [--password]``: accounts from the command line."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+user_cli = typer.Typer(help="User accounts.", no_args_is_help=True)
+
+
+@user_cli.command("add")
+def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.', '-')."),
+        admin: bool = typer.Option(False, "--admin", help="May sync, import, verify and manage users."),
+        password: bool = typer.Option(False, "--password", help="Also set a password (asked twice)."),
+        database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
+    """Create a user and print its API token once (only its hash is stored)."""
+    from sqlmodel import Session
+
+    from app.auth.users import UserError, create_user
+    from app.core.config import settings
+    from app.core.db import get_engine, init_db
+
+    secret = typer.prompt("Password", hide_input=True, confirmation_prompt=True) if password else None
+    engine = get_engine(database_url or settings.DATABASE_URL)
+    init_db(engine)
+    try:
+        with Session(engine) as session, session.begin():
+            user, token = create_user(session, name, is_admin=admin, password=secret)
+    except UserError as exc:
+        err.print(f"[red]error[/red] {exc}")
+        raise typer.Exit(1) from None
+    out.print(f"created {'admin' if admin else 'user'} {name!r}. API token (shown once):")
+    out.print(token)
+    out.print(f"login link: {settings.BASE_URL.rstrip('/')}/login?token={token}")
+
+
+def register(cli: typer.Typer) -> None:
+    cli.add_typer(user_cli, name="user")

@@ -1,0 +1,74 @@
+"""Accounts: users, their hashed tokens (API tokens and web-login sessions) and review settings.
+
+Tokens are high-entropy random strings shown once; only their SHA-256 is stored. Passwords are hashed
+with argon2 (``app.auth.security``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import JSON, Column
+from sqlmodel import Field, SQLModel
+
+from app.models.card import utcnow
+
+LANGUAGES = ("zh", "en", "both")
+
+
+class User(SQLModel, table=True):
+    """A person who reviews; admins may also sync, import, verify and manage users."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    username: str = Field(index=True, unique=True, max_length=64)
+    is_admin: bool = False
+    password_hash: str | None = None  # argon2; None: token login only
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ApiToken(SQLModel, table=True):
+    """A hashed credential: ``kind`` "api" (Bearer header, printed once) or "session" (web cookie)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", index=True, ondelete="CASCADE")
+    token_hash: str = Field(index=True, unique=True, max_length=64)  # sha256 hex
+    kind: str = "api"
+    label: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class UserSettings(SQLModel, table=True):
+    """Per-user review settings and, once optimised, the user's own FSRS parameters."""
+
+    user_id: int = Field(foreign_key="user.id", primary_key=True, ondelete="CASCADE")
+    desired_retention: float = 0.9
+    new_per_day: int = 20
+    language: str = "both"  # zh | en | both
+    parameters: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    optimized_at: datetime | None = None
+    optimized_reviews: int = 0  # review count the parameters were fitted on
+
+
+class UserPublic(SQLModel):
+    """A user as the API shows it (never a hash)."""
+
+    id: int
+    username: str
+    is_admin: bool
+    created_at: datetime
+
+
+class SettingsPublic(SQLModel):
+    desired_retention: float
+    new_per_day: int
+    language: str
+    optimized: bool
+    optimized_reviews: int
+
+
+class SettingsUpdate(SQLModel):
+    """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both)."""
+
+    desired_retention: float | None = None
+    new_per_day: int | None = None
+    language: str | None = None

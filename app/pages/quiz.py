@@ -1,0 +1,94 @@
+"""Quiz pages (Jinja2): the keyboard-first quiz and the stats page with server-rendered SVG charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from app.api.deps import OptionalUser, SessionDep
+from app.core.config import PROJECT_ROOT
+from app.srs.review import settings_for
+from app.srs.scheduler import now_utc
+from app.srs.stats import user_stats
+
+templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
+STATIC = Path(__file__).resolve().parents[1] / "static"
+ASSETS = {"quiz.css": "text/css", "quiz.js": "text/javascript"}
+router = APIRouter(tags=["pages"])
+MIN_REVIEWS_TO_OPTIMIZE = 512
+
+
+def page_headers() -> dict[str, str]:
+    """No inline script, no third-party origin: everything the quiz needs is served from here."""
+    return {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+                                       "script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+            "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
+
+
+@router.get("/quiz/assets/{name}")
+def asset(name: str) -> FileResponse:
+    if name not in ASSETS:
+        raise HTTPException(404, detail=f"no asset {name!r}")
+    return FileResponse(STATIC / name, media_type=ASSETS[name], headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/quiz", response_class=HTMLResponse)
+def quiz(request: Request, user: OptionalUser, session: SessionDep) -> Response:
+    if user is None:
+        return RedirectResponse("/login?next=/quiz", status_code=303)
+    assert user.id is not None
+    st = settings_for(session, user.id)
+    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language},
+                                      headers=page_headers())
+
+
+def bar_chart(values: list[float], labels: list[str], *, width: int = 640, height: int = 180,
+              pad: int = 28, top: float | None = None) -> dict[str, Any]:
+    """Geometry for a server-side SVG bar chart (the template draws it)."""
+    top = top or max(values, default=0) or 1
+    n = max(len(values), 1)
+    slot = (width - 2 * pad) / n
+    bars = []
+    for i, (v, label) in enumerate(zip(values, labels, strict=True)):
+        h = (height - 2 * pad) * v / top
+        bars.append({"x": round(pad + i * slot + slot * 0.15, 1), "y": round(height - pad - h, 1),
+                     "w": round(slot * 0.7, 1), "h": round(h, 1), "value": v, "label": label,
+                     "show_label": n <= 10 or i % 5 == 0})
+    return {"width": width, "height": height, "pad": pad, "top": top, "bars": bars, "base": height - pad}
+
+
+@router.post("/quiz/settings")
+def save_settings(request: Request, user: OptionalUser, session: SessionDep,
+                  desired_retention: Annotated[float, Form()], new_per_day: Annotated[int, Form()],
+                  language: Annotated[str, Form()]) -> Response:
+    """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
+    if user is None:
+        return RedirectResponse("/login?next=/quiz/stats", status_code=303)
+    from app.api.routes.review import put_settings
+    from app.models.user import SettingsUpdate
+
+    put_settings(SettingsUpdate(desired_retention=desired_retention, new_per_day=new_per_day, language=language),
+                 user, request, session)
+    return RedirectResponse("/quiz/stats", status_code=303)
+
+
+@router.get("/quiz/stats", response_class=HTMLResponse)
+def stats_page(request: Request, user: OptionalUser, session: SessionDep) -> Response:
+    if user is None:
+        return RedirectResponse("/login?next=/quiz/stats", status_code=303)
+    assert user.id is not None
+    stats = user_stats(session, user.id, now_utc())
+    st = settings_for(session, user.id)
+    fc = stats["forecast"]
+    forecast_chart = bar_chart([d["due"] for d in fc], [d["date"][5:] for d in fc])
+    ret = [stats["retention"]["7d"], stats["retention"]["30d"]]
+    retention_chart = bar_chart([round(100 * (r["retention"] or 0), 1) for r in ret], ["7 d", "30 d"],
+                                width=320, top=100)
+    return templates.TemplateResponse(request, "stats.html", {
+        "user": user, "stats": stats, "language": st.language, "forecast_chart": forecast_chart,
+        "retention": ret, "retention_chart": retention_chart, "needed": MIN_REVIEWS_TO_OPTIMIZE,
+        "settings": st}, headers=page_headers())

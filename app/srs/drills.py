@@ -1,0 +1,153 @@
+"""Computed drills: numeric ZeRO questions with fresh numbers each showing, graded within 1%.
+
+Which cards get drills (data-driven): a card gets the eight ZeRO drills (model-state memory and ring
+communication volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) when one of its claims names a check whose id
+starts with ``zero`` or ``ledger`` (e.g. ``zero.memory``, ``zero3-comm``, ``ledger.model_state``).
+
+Every number comes from ``verify.ledger`` (the formulas live there only); this module picks the
+inputs, words the question and writes the worked solution. A showing's inputs are stored server-side
+(``DrillShowing``) and grading reads them back: the client never supplies the numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from verify import ledger
+
+DRILL_CHECK_PREFIXES = ("zero", "ledger")
+TOLERANCE = 0.01  # relative
+GB = 1e9  # bytes (decimal gigabytes, as the question says)
+
+PSI_CHOICES = (1.3e9, 2.7e9, 6.7e9, 7.5e9, 13e9, 30e9, 65e9, 70e9, 175e9)
+N_CHOICES = (8, 16, 32, 64, 128, 256, 512, 1024)
+STAGE_NAMES = {"ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3"}
+KINDS = ("memory", "comm")
+DRILL_KEYS: tuple[str, ...] = tuple(f"{kind}-{stage}" for kind in KINDS for stage in ledger.STAGES)
+
+
+class DrillError(ValueError):
+    """A bad drill key or typed answer; the message says what was wrong and how to answer."""
+
+
+@dataclass(frozen=True)
+class Graded:
+    correct: bool
+    expected: float  # GB
+    given: float
+
+
+def card_has_drills(checks: list[str]) -> bool:
+    return any(c.strip().lower().startswith(DRILL_CHECK_PREFIXES) for c in checks)
+
+
+def _split(key: str) -> tuple[str, ledger.Stage]:
+    if key not in DRILL_KEYS:
+        raise DrillError(f"unknown drill {key!r}; known: {', '.join(DRILL_KEYS)}")
+    kind, stage = key.split("-", 1)
+    return kind, stage  # type: ignore[return-value]
+
+
+def new_params(key: str, seed: int | None = None) -> dict[str, Any]:
+    """Fresh inputs for one showing of drill ``key`` (``seed`` makes them reproducible)."""
+    _split(key)
+    rng = random.Random(seed)
+    return {"key": key, "psi": rng.choice(PSI_CHOICES), "n": rng.choice(N_CHOICES)}
+
+
+def answer_gb(params: dict[str, Any]) -> float:
+    kind, stage = _split(params["key"])
+    psi, n = float(params["psi"]), int(params["n"])
+    if kind == "memory":
+        return ledger.model_state_bytes(stage=stage, psi=psi, n=n) / GB
+    return ledger.ring_volume_bytes(stage=stage, psi=psi, n=n) / GB
+
+
+def _psi_text(psi: float) -> str:
+    return f"{psi / 1e9:g}B"
+
+
+def question(params: dict[str, Any]) -> dict[str, str]:
+    """The question in zh and en (Markdown)."""
+    kind, stage = _split(params["key"])
+    s, p, n = STAGE_NAMES[stage], _psi_text(params["psi"]), params["n"]
+    if kind == "memory":
+        return {
+            "en": f"$\\Psi$ = {p} parameters, $N$ = {n} GPUs, {s} with mixed-precision Adam "
+                  "(bf16 parameters and gradients, $K$ = 12 bytes of optimizer state per parameter): "
+                  "model-state memory per GPU in GB (1 GB = $10^9$ bytes)?",
+            "zh": f"$\\Psi$ = {p} 参数，$N$ = {n} 张 GPU，{s}，混合精度 Adam（bf16 参数与梯度，每参数 $K$ = 12 "
+                  "字节优化器状态）：每张 GPU 的模型状态显存是多少 GB（1 GB = $10^9$ 字节）？",
+        }
+    return {
+        "en": f"$\\Psi$ = {p} parameters, $N$ = {n} GPUs, {s}, bf16 communication, ideal ring collectives: "
+              "how many GB does each GPU send per training step (1 GB = $10^9$ bytes)?",
+        "zh": f"$\\Psi$ = {p} 参数，$N$ = {n} 张 GPU，{s}，bf16 通信，理想 ring 集合通信："
+              "每张 GPU 每个训练步发送多少 GB（1 GB = $10^9$ 字节）？",
+    }
+
+
+_MEMORY_TEX = {
+    "ddp": r"M = 2\Psi + 2\Psi + K\Psi",
+    "zero1": r"M = 2\Psi + 2\Psi + \frac{K\Psi}{N}",
+    "zero2": r"M = 2\Psi + \frac{2\Psi}{N} + \frac{K\Psi}{N}",
+    "zero3": r"M = \frac{2\Psi}{N} + \frac{2\Psi}{N} + \frac{K\Psi}{N}",
+}
+_COMM_TEX = {
+    "ddp": r"V = 2\cdot\frac{N-1}{N}\cdot 2\Psi",
+    "zero1": r"V = (1 + 1)\cdot\frac{N-1}{N}\cdot 2\Psi",
+    "zero2": r"V = (1 + 1)\cdot\frac{N-1}{N}\cdot 2\Psi",
+    "zero3": r"V = (1 + 1 + 1)\cdot\frac{N-1}{N}\cdot 2\Psi",
+}
+
+
+def _gb(x: float) -> str:
+    return f"{x / GB:,.4g}"
+
+
+def solution(params: dict[str, Any]) -> dict[str, str]:
+    """The worked solution in zh and en (Markdown with TeX), every number from ``verify.ledger``."""
+    kind, stage = _split(params["key"])
+    psi, n = float(params["psi"]), int(params["n"])
+    total = answer_gb(params)
+    if kind == "memory":
+        parts = [("parameters", "参数", ledger.param_bytes(stage=stage, psi=psi, n=n)),
+                 ("gradients", "梯度", ledger.grad_bytes(stage=stage, psi=psi, n=n)),
+                 ("optimizer states", "优化器状态", ledger.optim_bytes(stage=stage, psi=psi, n=n))]
+        tex = _MEMORY_TEX[stage]
+        src = "ZeRO paper (Rajbhandari et al., SC'20), Figure 1"
+    else:
+        payload = ledger.comm_payload_elements(stage=stage, psi=psi, n=n)
+        parts = [(f"{name} payload", f"{name} 负载", elems * 2) for name, elems in payload.items()]
+        tex = _COMM_TEX[stage]
+        src = "ZeRO paper, section 7 (ring all-reduce 2(N−1)/N, reduce-scatter and all-gather (N−1)/N each)"
+    lines_en = [f"$${tex}$$", ""] + [f"- {en}: {_gb(b)} GB" for en, _zh, b in parts]
+    lines_zh = [f"$${tex}$$", ""] + [f"- {zh}：{_gb(b)} GB" for _en, zh, b in parts]
+    lines_en += ["", f"With $\\Psi$ = {_psi_text(psi)}, $N$ = {n}: **{total:,.4g} GB** per GPU. Source: {src}."]
+    lines_zh += ["", f"代入 $\\Psi$ = {_psi_text(psi)}，$N$ = {n}：每张 GPU **{total:,.4g} GB**。出处：{src}。"]
+    return {"en": "\n".join(lines_en), "zh": "\n".join(lines_zh)}
+
+
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:gb|g|GB|G)?\s*$")
+
+
+def parse_answer(typed: str) -> float:
+    m = _NUMBER.match(typed or "")
+    if not m:
+        raise DrillError(f"typed answer {typed!r} is not a number; type the value in GB, e.g. 42.5")
+    value = float(m.group(1).replace(",", "").replace("_", ""))
+    if not math.isfinite(value):
+        raise DrillError(f"typed answer {typed!r} is not a finite number")
+    return value
+
+
+def grade(params: dict[str, Any], typed: str) -> Graded:
+    """Correct when within 1% (relative) of the ledger's value."""
+    given = parse_answer(typed)
+    expected = answer_gb(params)
+    ok = math.isclose(given, expected, rel_tol=TOLERANCE, abs_tol=1e-12)
+    return Graded(correct=ok, expected=expected, given=given)

@@ -1,0 +1,205 @@
+"""Review items derived from a card, and what each one shows (front / back, zh and en).
+
+A card yields: itself (``card``/``card``), one item per follow-up (``followup``/<follow-up id>), one
+true/false item per pitfall bullet per language (``pitfall``/``pitfall-en-2``; ``lang`` set, so a user
+reading only one language is not asked the other's), and the ZeRO drills (``drill``/``memory-zero2``)
+when its claims reference ZeRO checks (see ``app.srs.drills``). Sync calls :func:`refresh_items`; an
+item whose source disappears is retired, never deleted, so its history stays; if it comes back it
+returns with its history.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from app.cards.cardfile import load_card_text
+from app.cards.schema import SECTION_TITLES, CardDoc
+from app.models.card import Card
+from app.models.review import ItemSource, ItemState, ReviewItem
+from app.render.markdown import render_markdown
+from app.srs import drills
+
+LANGS = ("zh", "en")
+_BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    kind: str
+    key: str
+    lang: str = ""
+
+
+def pitfall_statements(text: str) -> list[str]:
+    """The bullets of a pitfalls section (continuation lines joined); a bullet-less text is one statement."""
+    items: list[str] = []
+    for line in text.splitlines():
+        m = _BULLET.match(line)
+        if m:
+            items.append(m.group(1).strip())
+        elif line.strip() and items:
+            items[-1] += " " + line.strip()
+    if not items and text.strip():
+        items = [" ".join(text.split())]
+    return [i for i in items if i]
+
+
+def item_specs(doc: CardDoc) -> list[ItemSpec]:
+    specs = [ItemSpec("card", "card")]
+    specs += [ItemSpec("followup", fu.id) for fu in doc.follow_ups]
+    pitfalls = doc.section("pitfalls")
+    for lang in LANGS:
+        for i, _ in enumerate(pitfall_statements(getattr(pitfalls, lang)), start=1):
+            specs.append(ItemSpec("pitfall", f"pitfall-{lang}-{i}", lang))
+    if drills.card_has_drills([c.check for c in doc.claims]):
+        specs += [ItemSpec("drill", key) for key in drills.DRILL_KEYS]
+    return specs
+
+
+def refresh_items(session: Session, card: Card, doc: CardDoc) -> None:
+    """Create, revive or retire ``card``'s items to match ``doc`` (inside the caller's transaction)."""
+    assert card.id is not None
+    existing = {(i.kind, i.key): i for i in session.exec(select(ReviewItem).where(ReviewItem.card_id == card.id))}
+    wanted = item_specs(doc)
+    for pos, spec in enumerate(wanted):
+        item = existing.pop((spec.kind, spec.key), None)
+        if item is None:
+            item = ReviewItem(card_id=card.id, kind=spec.kind, key=spec.key)
+        item.lang, item.position, item.retired = spec.lang, card.id * 1000 + pos, False
+        session.add(item)
+    for item in existing.values():
+        if not item.retired:
+            item.retired = True
+            session.add(item)
+    source = session.get(ItemSource, card.id) or ItemSource(card_id=card.id)
+    source.content_hash = card.content_hash
+    session.add(source)
+    session.flush()
+    _sync_live(session, card.id)
+
+
+def _sync_live(session: Session, card_id: int) -> None:
+    """Copy each item's liveness onto the users' states (the denormalised ``ItemState.live``)."""
+    for retired in (True, False):
+        ids = select(ReviewItem.id).where(ReviewItem.card_id == card_id, col(ReviewItem.retired).is_(retired))
+        session.execute(update(ItemState).where(col(ItemState.item_id).in_(ids)).values(live=not retired))
+
+
+def retire_card_items(session: Session, card: Card) -> None:
+    """A retired card's items leave every queue (rows and history stay; a re-added card revives them)."""
+    assert card.id is not None
+    session.execute(update(ReviewItem).where(col(ReviewItem.card_id) == card.id).values(retired=True))
+    _sync_live(session, card.id)
+    source = session.get(ItemSource, card.id)
+    if source is not None:
+        source.content_hash = ""  # derive again if the card comes back
+        session.add(source)
+
+
+def refresh_stale_items(session: Session) -> int:
+    """Refresh the items of every live card whose content changed since its items were derived.
+
+    Sync calls :func:`refresh_items` itself; this catches cards synced by code that did not (an older
+    sync, a bulk import) and runs at start-up and after an admin sync. Returns how many cards it fixed.
+    """
+    rows = session.exec(select(Card, ItemSource).outerjoin(ItemSource, col(ItemSource.card_id) == Card.id)).all()
+    fixed = 0
+    for card, src in rows:
+        if card.retired:
+            if src is None or src.content_hash:
+                retire_card_items(session, card)
+                fixed += 1
+        elif src is None or src.content_hash != card.content_hash:
+            refresh_items(session, card, card_doc(card.source_text, card.slug))
+            fixed += 1
+    return fixed
+
+
+@lru_cache(maxsize=2048)
+def card_doc(source_text: str, slug: str) -> CardDoc:
+    return load_card_text(source_text, slug)
+
+
+# ------------------------------------------------------------------ what an item shows
+
+@dataclass(frozen=True)
+class Face:
+    """Rendered HTML (safe: through ``render_markdown``) per language; "" where a language is missing."""
+
+    zh: str
+    en: str
+
+
+def _md(text: str) -> str:
+    return str(render_markdown(text)) if text.strip() else ""
+
+
+def _sections(doc: CardDoc, keys: tuple[str, ...], lang: str) -> str:
+    parts = []
+    for key in keys:
+        text = getattr(doc.section(key), lang)
+        if text.strip():
+            heading = SECTION_TITLES[key][0 if lang == "zh" else 1]
+            parts.append(f"### {heading}\n\n{text}")
+    return "\n\n".join(parts)
+
+
+_WORD = re.compile(r"[a-z0-9]{3,}|[\u4e00-\u9fff]")
+
+
+def _terms(text: str) -> set[str]:
+    chars = _WORD.findall(text.lower())
+    cjk = [c for c in chars if len(c) == 1]
+    return {c for c in chars if len(c) > 1} | {a + b for a, b in zip(cjk, cjk[1:], strict=False)}
+
+
+def answering_sections(doc: CardDoc, question: str) -> tuple[str, ...]:
+    """The card section (besides the summary) sharing most terms with a question that has no answer."""
+    q = _terms(question)
+    scored = []
+    for key, text in doc.sections.items():
+        if key == "summary":
+            continue
+        scored.append((len(q & _terms(text.zh + " " + text.en)), key))
+    best = max(scored, default=(0, "insights"))
+    return ("summary", best[1]) if best[0] > 0 else ("summary", "insights")
+
+
+@lru_cache(maxsize=8192)
+def faces(source_text: str, slug: str, kind: str, key: str) -> tuple[Face, Face]:
+    """(front, back) of a non-drill item, cached by the card's text."""
+    doc = card_doc(source_text, slug)
+    if kind == "card":
+        front = Face(zh=_md(f"## {doc.title.zh}") if doc.title.zh else "",
+                     en=_md(f"## {doc.title.en}") if doc.title.en else "")
+        back = Face(**{lang: _md(_sections(doc, ("summary", "insights"), lang)) for lang in LANGS})
+        return front, back
+    if kind == "followup":
+        fu = next(f for f in doc.follow_ups if f.id == key)
+        front = Face(zh=_md(fu.question.zh), en=_md(fu.question.en))
+        q = fu.question.zh + " " + fu.question.en
+        back_text = {lang: getattr(fu.answer, lang) or _sections(doc, answering_sections(doc, q), lang)
+                     for lang in LANGS}
+        return front, Face(**{lang: _md(back_text[lang]) for lang in LANGS})
+    if kind == "pitfall":
+        _, lang, n = key.split("-")
+        statement = pitfall_statements(getattr(doc.section("pitfalls"), lang))[int(n) - 1]
+        prompt = {"zh": "判断正误：", "en": "True or false — this is sound practice:"}[lang]
+        verdict = {"zh": "**错误**：这是本卡列出的常见陷阱。",
+                   "en": "**False**: the card lists this as a common pitfall."}
+        front_md = f"{prompt}\n\n> {statement}"
+        back_md = verdict[lang] + "\n\n" + _sections(doc, ("pitfalls",), lang)
+        empty = ""
+        return (Face(**{lang: _md(front_md), ("en" if lang == "zh" else "zh"): empty}),
+                Face(**{lang: _md(back_md), ("en" if lang == "zh" else "zh"): empty}))
+    raise ValueError(f"no static faces for item kind {kind!r}")
+
+
+def drill_faces(params: dict[str, object]) -> tuple[Face, Face]:
+    q, s = drills.question(params), drills.solution(params)
+    return Face(zh=_md(q["zh"]), en=_md(q["en"])), Face(zh=_md(s["zh"]), en=_md(s["en"]))

@@ -1,0 +1,58 @@
+"""Short write transactions that never surface "database is locked" to a user.
+
+SQLite allows one writer at a time. Inside one process a lock per engine queues writers in Python
+(cheaper than SQLite's busy-wait back-off); across processes the busy timeout set by ``make_engine``
+waits, and a write that still fails with "database is locked" is retried with a fresh transaction.
+PostgreSQL needs neither: the lock is skipped and its row locks do the work.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from typing import TypeVar
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session
+
+T = TypeVar("T")
+_locks: dict[int, threading.Lock] = {}
+_locks_guard = threading.Lock()
+RETRIES = 5
+
+
+def _lock_for(engine: Engine) -> threading.Lock | None:
+    if engine.dialect.name != "sqlite":
+        return None
+    with _locks_guard:
+        return _locks.setdefault(id(engine), threading.Lock())
+
+
+def _locked(exc: OperationalError) -> bool:
+    return "locked" in str(exc.orig).lower() or "busy" in str(exc.orig).lower()
+
+
+def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session | None = None) -> T:
+    """Run ``work(session)`` in its own transaction (commit on return), serialised per SQLite engine.
+
+    ``release``: the caller's (request) session, closed first, so that a request never holds a pooled
+    connection while it waits for the lock: writers queue on the lock holding nothing, readers keep the
+    pool, and the lock holder's checkout always succeeds (callers must not hold a connection here).
+    """
+    if release is not None:
+        release.close()
+    lock = _lock_for(engine)
+    for attempt in range(RETRIES):
+        try:
+            with lock if lock is not None else nullcontext(), Session(engine, expire_on_commit=False) as session:
+                result = work(session)
+                session.commit()
+                return result
+        except OperationalError as exc:
+            if not _locked(exc) or attempt == RETRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")

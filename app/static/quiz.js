@@ -1,0 +1,165 @@
+// proofdeck quiz: Space reveals, 1-4 grade, Enter submits a typed drill answer.
+// Every answer is POSTed with an idempotency key made once per showing and retried on network errors,
+// so a review is never lost and never counted twice.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const KIND = { card: "卡片 card", followup: "追问 follow-up", pitfall: "陷阱 pitfall", drill: "计算 drill" };
+  let current = null, shownAt = 0, idemKey = "", revealed = false, busy = false, answered = false;
+  let chainQueue = [];
+
+  function newKey() {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    const a = new Uint8Array(16); crypto.getRandomValues(a);
+    return Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+  function face(el, f) {
+    el.textContent = "";
+    if (!f) return;
+    for (const lang of ["zh", "en"]) {
+      if (!f[lang]) continue;
+      const div = document.createElement("div");
+      div.className = lang; div.lang = lang === "zh" ? "zh-CN" : "en";
+      div.innerHTML = f[lang];  // server-rendered through render_markdown (safe HTML + MathML)
+      el.appendChild(div);
+    }
+  }
+  function status(text) { $("status").textContent = text || ""; }
+  function setDue(n) { const el = $("due-left"); el.textContent = String(n); el.dataset.count = String(n); }
+
+  async function send(method, url, body, key) {
+    const headers = { "Content-Type": "application/json", "Accept": "application/json" };
+    if (key) headers["Idempotency-Key"] = key;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await fetch(url, { method, headers, credentials: "same-origin",
+                                     body: body === undefined ? undefined : JSON.stringify(body) });
+        if (r.status === 401) { location.href = "/login?next=/quiz"; throw new Error("signed out"); }
+        if (r.status >= 500 && attempt < 6) throw new TypeError("server error " + r.status);
+        const data = await r.json().catch(() => ({}));
+        return { ok: r.ok, status: r.status, data };
+      } catch (e) {
+        if (!(e instanceof TypeError) || attempt >= 6) throw e;
+        status("网络错误，重试中… Network error, retrying…");
+        await new Promise((res) => setTimeout(res, 400 * 2 ** attempt));
+      }
+    }
+  }
+
+  function show(item) {
+    current = item; revealed = false; answered = false; idemKey = newKey(); shownAt = performance.now();
+    $("done").hidden = true; $("quiz").hidden = false;
+    $("kind").textContent = KIND[item.kind] || item.kind;
+    const c = item.card; $("card-title").textContent = [c.title_zh, c.title_en].filter(Boolean).join(" · ");
+    face($("front"), item.front); face($("back"), item.back);
+    $("back").hidden = true; $("grades").hidden = true; $("verdict").hidden = true; $("continue-row").hidden = true;
+    $("typed-form").hidden = !item.typed; $("reveal-row").hidden = item.typed;
+    status("");
+    if (item.typed) { const i = $("typed-answer"); i.value = ""; i.disabled = false; i.focus(); }
+    else $("reveal").focus();
+  }
+
+  let loading = false;
+  async function load() {
+    if (loading) return;
+    if (chainQueue.length) { show(chainQueue.shift()); return; }
+    loading = true;
+    let r;
+    try { r = await send("GET", "/api/review/next"); } finally { loading = false; }
+    if (!r.ok) { status(r.data.detail || "error " + r.status); return; }
+    setDue(r.data.due_left);
+    if (r.data.item) { show(r.data.item); return; }
+    current = null; $("quiz").hidden = true; $("done").hidden = false;
+    $("next-due").textContent = r.data.next_due
+      ? "下一项到期 Next item due: " + new Date(r.data.next_due).toLocaleString()
+      : "没有待复习的内容 Nothing scheduled yet.";
+  }
+
+  function reveal() {
+    if (!current || current.typed || revealed) return;
+    revealed = true; $("back").hidden = false; $("reveal-row").hidden = true; $("grades").hidden = false;
+    $("grades").querySelector("[data-rating='3']").focus();
+  }
+
+  async function answer(payload) {
+    if (busy || !current || answered) return;
+    busy = true;
+    const item = current;
+    try {
+      const body = Object.assign({ item_id: item.id, duration_ms: Math.round(performance.now() - shownAt),
+                                   idempotency_key: idemKey }, payload);
+      const r = await send("POST", "/api/review", body, idemKey);
+      if (!r.ok) { status(typeof r.data.detail === "string" ? r.data.detail : "error " + r.status); return; }
+      answered = true;
+      setDue(Math.max(0, Number($("due-left").dataset.count || 1) - 1));  // the next GET brings the exact count
+      if (item.kind === "card") await loadChain(item);
+      if (item.typed) { showDrillResult(r.data); return; }
+      await load();
+    } catch (e) {
+      status("未能保存，请重试 Could not save; press the key again. (" + e.message + ")");
+    } finally { busy = false; }
+  }
+
+  function showDrillResult(d) {
+    const v = $("verdict"); v.hidden = false;
+    v.className = "verdict " + (d.correct ? "ok" : "bad");
+    const exp = Number(d.expected).toPrecision(4);
+    const given = " · 你的答案 you typed " + d.given + " GB";
+    v.textContent = (d.correct ? "✓ 正确 Correct (" + exp + " GB)" : "✗ 不对 Not quite: expected " + exp + " GB") + given;
+    face($("back"), d.solution); $("back").hidden = false;
+    $("typed-answer").disabled = true; $("typed-form").hidden = true; $("continue-row").hidden = false;
+    $("continue").focus();
+  }
+
+  async function loadChain(item) {
+    const r = await send("GET", "/api/review/chain/" + item.id);
+    if (!r.ok) return;
+    const links = $("links"); links.textContent = "";
+    for (const l of r.data.links) {
+      const li = document.createElement("li");
+      const text = [l.title_zh, l.title_en].filter(Boolean).join(" · ") || l.slug;
+      if (l.url) { const a = document.createElement("a"); a.href = l.url; a.textContent = text; li.appendChild(a); }
+      else { li.textContent = text + " (不在题库 not in the deck yet)"; }
+      links.appendChild(li);
+    }
+    chainQueue = r.data.followups.slice();
+    $("chain-note").textContent = chainQueue.length
+      ? "接下来 " + chainQueue.length + " 个追问 · Next: " + chainQueue.length + " follow-up question(s) of this card."
+      : "本卡没有待复习的追问 · No follow-ups of this card are due.";
+    $("links-title").hidden = !r.data.links.length;
+    $("chain").hidden = !(chainQueue.length || r.data.links.length);
+  }
+
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target instanceof HTMLInputElement && ev.target.type !== "radio") return;  // typing an answer
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === " ") {
+      if (!current) return;
+      ev.preventDefault();
+      if (answered && current.typed) { load(); return; }
+      reveal();
+    } else if (["1", "2", "3", "4"].includes(ev.key) && revealed && !answered) {
+      ev.preventDefault(); answer({ rating: Number(ev.key) });
+    }
+  });
+  $("reveal").addEventListener("click", reveal);
+  $("continue").addEventListener("click", () => load());
+  for (const b of document.querySelectorAll("#grades button")) {
+    b.addEventListener("click", () => answer({ rating: Number(b.dataset.rating) }));
+  }
+  $("typed-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const v = $("typed-answer").value.trim();
+    if (!v) { status("请输入一个数 Type a number (GB)"); return; }
+    answer({ typed_answer: v, showing_id: current.showing_id });
+  });
+  for (const r of document.querySelectorAll("input[name=lang]")) {
+    r.addEventListener("change", async () => {
+      document.body.dataset.lang = r.value;
+      await send("PUT", "/api/review/settings", { language: r.value });
+      if (current && !answered && current.lang && current.lang !== r.value && r.value !== "both") await load();
+      else { const n = await send("GET", "/api/review/next"); if (n.ok) setDue(n.data.due_left); }
+    });
+  }
+  load();
+})();

@@ -1,0 +1,238 @@
+"""Review API under load, next to a bare endpoint of the same app, measured in the same run.
+
+    PYTHONPATH=$PWD python bench/review.py [--seconds 5] [--rounds 3] [--clients 32]
+
+Builds a SQLite database with 1,000 cards (≈ 6,000 review items) and 100,000 review logs for one user,
+starts the real server (uvicorn, one worker, access log off) with one extra route, ``GET /bench/bare``
+(an async handler returning a constant: the app stack without our code), and drives ``--clients``
+keep-alive connections from a small asyncio HTTP/1.1 client (low overhead, so the server is what is
+measured). Each round measures the bare endpoint, then GET /api/review/next + POST /api/review pairs
+(each client answers items from its own pool of due items, with an Idempotency-Key). Prints req/s and
+p50/p99 per round and the medians, and the ratios to the bare endpoint (aim: ≥ 0.5× req/s, p99 ≤ 2×).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+N_CARDS = 1000
+N_LOGS = 100_000
+
+
+def bench_app():  # type: ignore[no-untyped-def]
+    """uvicorn factory: the real app plus one bare async route (the baseline)."""
+    from app.main import create_app
+
+    app = create_app(sync_on_startup=False)
+
+    @app.get("/bench/bare")
+    async def bare() -> dict[str, bool]:
+        return {"ok": True}
+
+    return app
+
+
+def build(folder: Path) -> tuple[str, str, list[int]]:
+    """Deck, sync, one user with 100k logs; returns (database URL, token, due item ids)."""
+    from sqlalchemy import insert
+    from sqlmodel import Session, select
+
+    from app.auth.users import create_user, ensure_first_admin
+    from app.cards.cardfile import dump_card
+    from app.cards.schema import CardDoc
+    from app.cards.sync import sync_cards
+    from app.core.db import init_db, make_engine
+    from app.models import ItemState, ReviewItem, ReviewLog
+
+    cards = folder / "cards"
+    cards.mkdir()
+    for i in range(N_CARDS):
+        doc = CardDoc.model_validate({
+            "slug": f"card-{i:04d}", "title": {"zh": f"卡片 {i}", "en": f"Card {i}"},
+            "sections": {"summary": {"zh": f"结论 {i}：$2\\Psi$",
+                                     "en": f"Summary {i}: $2\\Psi + \\frac{{12\\Psi}}{{N}}$"},
+                         "insights": {"zh": "- 要点", "en": "- insight one\n- insight two"},
+                         "pitfalls": {"zh": "- 陷阱一", "en": "- pitfall one"}},
+            "follow_ups": [{"id": f"f{j}", "question": {"zh": f"追问 {j}", "en": f"Follow-up {j}?"},
+                            "answer": {"en": f"Answer {j}"}} for j in range(3)],
+            "links": [{"slug": f"card-{(i + 1) % N_CARDS:04d}"}],
+        })
+        (cards / f"{doc.slug}.md").write_text(dump_card(doc), encoding="utf-8")
+    url = f"sqlite:///{folder / 'bench.db'}"
+    engine = make_engine(url)
+    init_db(engine)
+    sync_cards(engine, cards)
+    with Session(engine) as s, s.begin():
+        ensure_first_admin(s)
+        user, token = create_user(s, "bench")
+        s.flush()
+        uid = user.id
+    now = datetime.now(UTC)
+    rng = random.Random(0)
+    with Session(engine) as s:
+        rows = s.exec(select(ReviewItem).where(ReviewItem.retired == False)).all()  # noqa: E712
+        items = [i.id for i in rows]
+        lang = {i.id: i.lang for i in rows}
+    due_now = set(rng.sample(items, 4000))
+    states, logs = [], []
+    for item in items:
+        if item in due_now:
+            due = now - timedelta(hours=rng.randint(1, 500))
+        else:
+            due = now + timedelta(days=rng.randint(1, 60))
+        states.append({"user_id": uid, "item_id": item, "lang": lang[item], "live": True, "state": 2,
+                       "step": None, "stability": 10.0,
+                       "difficulty": 5.0, "due": due, "last_review": due - timedelta(days=10), "reps": 16,
+                       "lapses": 1})
+    for n in range(N_LOGS):
+        t = now - timedelta(days=400) + timedelta(seconds=n * 340)
+        logs.append({"user_id": uid, "item_id": items[n % len(items)], "rating": rng.choice((1, 3, 3, 3, 4)),
+                     "reviewed_at": t, "was_new": n < len(items), "prev_state": None if n < len(items) else 2,
+                     "state_before": None, "state_after": {"state": 2}, "idempotency_key": f"seed-{n}",
+                     "response": {}, "duration_ms": 4000})
+    with engine.begin() as conn:
+        conn.execute(insert(ItemState), states)
+        for i in range(0, len(logs), 10_000):
+            conn.execute(insert(ReviewLog), logs[i:i + 10_000])
+    engine.dispose()
+    return url, token, sorted(due_now)
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection; just enough parsing for uvicorn's replies."""
+
+    def __init__(self, host: str, port: int, token: str) -> None:
+        self.host, self.port, self.auth = host, port, f"Authorization: Bearer {token}\r\n"
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def request(self, method: str, path: str, body: bytes = b"", extra: str = "") -> tuple[int, bytes]:
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{self.auth}{extra}"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        self.writer.write(head.encode() + body)
+        status_line = await self.reader.readline()
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        data = await self.reader.readexactly(length)
+        return int(status_line.split()[1]), data
+
+
+async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
+                pools: list[list[int]]) -> tuple[int, list[float], int]:
+    stop = time.perf_counter() + seconds
+    latencies: list[float] = []
+    errors = 0
+
+    async def client(k: int) -> int:
+        nonlocal errors
+        c = Conn("127.0.0.1", port, token)
+        await c.open()
+        done = 0
+        while time.perf_counter() < stop:
+            if mode == "bare":
+                t = time.perf_counter()
+                code, _ = await c.request("GET", "/bench/bare")
+                latencies.append(time.perf_counter() - t)
+                errors += code != 200
+                done += 1
+                continue
+            t = time.perf_counter()
+            code, _ = await c.request("GET", "/api/review/next")
+            latencies.append(time.perf_counter() - t)
+            errors += code != 200
+            if not pools[k]:
+                break
+            item = pools[k].pop()
+            body = json.dumps({"item_id": item, "rating": 3, "duration_ms": 3000}).encode()
+            t = time.perf_counter()
+            code, data = await c.request("POST", "/api/review", body, f"Idempotency-Key: b-{item}-{k}\r\n")
+            latencies.append(time.perf_counter() - t)
+            if code != 200:
+                errors += 1
+                print("POST", code, data[:200], file=sys.stderr)
+            done += 2
+        c.writer.close()
+        return done
+
+    t0 = time.perf_counter()
+    counts = await asyncio.gather(*(client(k) for k in range(clients)))
+    elapsed = time.perf_counter() - t0
+    return int(sum(counts) / elapsed), latencies, errors
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--clients", type=int, default=32)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        url, token, due = build(Path(tmp))
+        print(f"built {N_CARDS} cards, {N_LOGS} logs, {len(due)} due items in {time.perf_counter() - t:.1f} s")
+        from tests.utils.server import free_port
+
+        port = free_port()
+        env = {**os.environ, "PROOFDECK_DATABASE_URL": url, "PROOFDECK_SYNC_ON_STARTUP": "false",
+               "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "bench.review:bench_app",
+                                 "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+                                 "--log-level", "warning"], cwd=ROOT, env=env, start_new_session=True)
+        try:
+            import httpx
+
+            for _ in range(100):
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            rng = random.Random(1)
+            rng.shuffle(due)
+            pools = [due[k::args.clients] for k in range(args.clients)]
+            rows = {"bare": [], "review": []}  # type: dict[str, list[tuple[int, float, float]]]
+            asyncio.run(drive(port, token, 1.0, args.clients, "bare", pools))  # warm-up
+            for r in range(args.rounds):
+                for mode in ("bare", "review"):
+                    rps, lat, errors = asyncio.run(drive(port, token, args.seconds, args.clients, mode, pools))
+                    rows[mode].append((rps, pct(lat, 0.5), pct(lat, 0.99)))
+                    print(f"round {r + 1} {mode:>6}: {rps:6d} req/s  p50 {pct(lat, .5):6.1f} ms  "
+                          f"p99 {pct(lat, .99):6.1f} ms  errors {errors}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    med = {m: [statistics.median(x[i] for x in rows[m]) for i in range(3)] for m in rows}
+    b, v = med["bare"], med["review"]
+    print(f"median bare  : {b[0]:.0f} req/s, p50 {b[1]:.1f} ms, p99 {b[2]:.1f} ms")
+    print(f"median review: {v[0]:.0f} req/s, p50 {v[1]:.1f} ms, p99 {v[2]:.1f} ms "
+          f"(GET next + POST review, {args.clients} clients)")
+    print(f"ratio: {v[0] / b[0]:.2f}x bare req/s (aim >= 0.5), p99 {v[2] / b[2]:.2f}x bare p99 (aim <= 2)")
+
+
+if __name__ == "__main__":
+    main()

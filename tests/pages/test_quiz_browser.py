@@ -1,0 +1,87 @@
+"""The quiz in headless Chromium: log in by link, grade three items with the keyboard, answer a drill."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import Session, col, select
+
+from app.auth.users import create_user
+from app.models import DrillShowing
+from app.srs import drills
+from tests.utils.srs_cards import make_card, write_deck
+
+
+@pytest.fixture
+def cards_dir(tmp_path: Path) -> Path:
+    # alpha: card + one follow-up, links to beta; beta: card + 8 ZeRO drills → 11 items
+    return write_deck(tmp_path / "cards", [
+        make_card("alpha", follow_ups=1, pitfalls=(0, 0), links=("beta",)),
+        make_card("beta", follow_ups=0, pitfalls=(0, 0), drills=True),
+    ])
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    from app.core.db import make_engine
+
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as s, s.begin():
+            _user, token = create_user(s, "tess")
+        page.goto(f"{live_server}/login?token={token}")
+        assert page.url == f"{live_server}/quiz"
+        due = page.locator("#due-left")
+        kind = page.locator("#kind")
+        expect(due).to_have_attribute("data-count", "11")
+        assert kind.inner_text().endswith("card") and "alpha title" in page.locator("#front").inner_text()
+
+        page.keyboard.press("Space")
+        assert page.locator("#back").is_visible() and "Summary of alpha" in page.locator("#back").inner_text()
+        page.keyboard.press("3")
+        # drill deeper: the card's follow-up comes next, and the related card is linked
+        expect(kind).to_contain_text("follow-up")
+        assert page.locator("#links a", has_text="beta title").get_attribute("href") == "/cards/beta"
+        page.keyboard.press("Space")
+        page.keyboard.press("4")
+        expect(page.locator("#front")).to_contain_text("beta title")
+        page.keyboard.press("Space")
+        page.keyboard.press("3")
+
+        expect(kind).to_contain_text("drill")
+        expect(due).to_have_text("8")
+        answer_box = page.locator("#typed-answer")
+        assert answer_box.evaluate("el => el === document.activeElement")
+        with Session(engine) as s:
+            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
+        assert showing is not None
+        answer_box.type(f"{drills.answer_gb(showing.params):.4f}")
+        page.keyboard.press("Enter")
+        verdict = page.locator("#verdict")
+        verdict.wait_for(state="visible")
+        assert "Correct" in verdict.inner_text()
+        assert page.locator("#back math").count() > 0  # worked solution with rendered formulas
+        page.screenshot(path="/tmp/srs-quiz-drill-light.png", full_page=True)
+        page.emulate_media(color_scheme="dark")
+        page.screenshot(path="/tmp/srs-quiz-drill-dark.png", full_page=True)
+        page.keyboard.press("Space")
+        expect(due).to_have_attribute("data-count", "7")
+
+        log = page.request.get(f"{live_server}/api/review/log").json()
+        assert log["count"] == 4
+        assert [e["rating"] for e in reversed(log["data"])] == [3, 4, 3, 3]
+        assert log["data"][0]["correct"] is True and log["data"][0]["typed_answer"]
+
+        page.goto(f"{live_server}/quiz/stats")
+        assert page.locator("#reviewed-today").inner_text() == "4"
+        assert page.locator("svg.chart rect.bar").count() == 32  # 30 forecast days + 7 d / 30 d retention
+        page.screenshot(path="/tmp/srs-quiz-stats-dark.png", full_page=True)
+        page.emulate_media(color_scheme="light")
+        page.screenshot(path="/tmp/srs-quiz-stats-light.png", full_page=True)
+    finally:
+        engine.dispose()

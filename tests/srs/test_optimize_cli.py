@@ -1,0 +1,76 @@
+"""``proofdeck user add`` and ``proofdeck srs optimize`` (the optimiser runs fsrs's Optimizer on torch)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fsrs import Card, Rating
+from sqlalchemy import insert
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from app.auth.users import user_for_token
+from app.cards.sync import sync_cards
+from app.cli.main import cli
+from app.models import ReviewItem, ReviewLog, User, UserSettings
+from app.srs.optimize import MIN_REVIEWS, NotEnoughReviews, optimize_user
+from app.srs.scheduler import make_scheduler
+from tests.utils.srs_cards import make_card, write_deck
+
+
+def test_user_add_prints_a_token_once_and_stores_its_hash(engine: Engine, database_url: str) -> None:
+    result = CliRunner().invoke(cli, ["user", "add", "dana", "--admin", "--database-url", database_url])
+    assert result.exit_code == 0, result.output
+    token = result.output.split("(shown once):")[1].split()[0]
+    with Session(engine) as s:
+        user = user_for_token(s, token)
+        assert user is not None and user.username == "dana" and user.is_admin
+        assert token not in str(s.exec(select(User)).all())
+    again = CliRunner().invoke(cli, ["user", "add", "dana", "--database-url", database_url])
+    assert again.exit_code == 1 and "user 'dana' already exists" in again.output
+
+
+def _seed(engine: Engine, tmp_path: Path, n_cards: int, reviews_per_item: int) -> int:
+    deck = [make_card(f"c{i}", follow_ups=9, pitfalls=(0, 0)) for i in range(n_cards)]
+    sync_cards(engine, write_deck(tmp_path / "cards", deck))
+    CliRunner().invoke(cli, ["user", "add", "olga", "--database-url", str(engine.url)])
+    with Session(engine) as s:
+        uid = s.exec(select(User).where(User.username == "olga")).one().id
+        items = [i.id for i in s.exec(select(ReviewItem))]
+    rng, sched, rows = random.Random(0), make_scheduler(fuzz=False), []
+    for n, item in enumerate(items):
+        card, t = Card(card_id=item or 0), datetime(2025, 1, 1, tzinfo=UTC) + timedelta(days=n % 30)
+        for k in range(reviews_per_item):
+            rating = Rating(rng.choice((1, 3, 3, 3, 4)))
+            card, _ = sched.review_card(card, rating, t)
+            rows.append({"user_id": uid, "item_id": item, "rating": int(rating), "reviewed_at": t,
+                         "idempotency_key": f"{item}-{k}", "state_after": {}, "response": {}})
+            t = card.due + timedelta(hours=rng.randint(0, 48))
+    with engine.begin() as conn:
+        conn.execute(insert(ReviewLog), rows)
+    return len(rows)
+
+
+def test_too_few_reviews_is_a_clear_error(engine: Engine, tmp_path: Path) -> None:
+    n = _seed(engine, tmp_path, 1, 2)
+    with pytest.raises(NotEnoughReviews,
+                       match=f"user 'olga' has {n} reviews; the optimiser needs at least {MIN_REVIEWS}"):
+        optimize_user(engine, "olga")
+    result = CliRunner().invoke(cli, ["srs", "optimize", "nobody", "--database-url", str(engine.url)])
+    assert result.exit_code == 1 and "no user named 'nobody'" in result.output
+
+
+@pytest.mark.slow
+def test_optimize_fits_and_stores_parameters(engine: Engine, tmp_path: Path) -> None:
+    n = _seed(engine, tmp_path, 15, 12)  # 1,800 reviews over many days
+    result = CliRunner().invoke(cli, ["srs", "optimize", "olga", "--database-url", str(engine.url)])
+    assert result.exit_code == 0, result.output
+    assert f"fitted 21 FSRS parameters on {n} reviews of 'olga'" in result.output
+    with Session(engine) as s:
+        st = s.exec(select(UserSettings).join(User).where(User.username == "olga")).one()
+    assert st.parameters is not None and len(st.parameters) == 21 and st.optimized_reviews == n
+    assert st.parameters != list(make_scheduler().parameters)  # fitted, not the defaults
