@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import Request
 from sqlalchemy import event
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import Session, SQLModel, create_engine
+from sqlmodel import Session, create_engine
 
 from app.core.config import settings
 
@@ -53,10 +53,10 @@ def dispose_engines() -> None:
 
 
 def init_db(engine: Engine) -> None:
-    """Create every table that does not exist yet."""
-    import app.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+    """Bring the database to the current schema (Alembic migrations; an empty one gets it whole)."""
+    from app.core.migrate import ensure_schema
 
-    SQLModel.metadata.create_all(engine)
+    ensure_schema(engine)
 
 
 def get_session(request: Request) -> Iterator[Session]:

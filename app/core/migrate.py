@@ -10,6 +10,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
 
@@ -40,11 +41,26 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
 
 
 def ensure_schema(engine: Engine) -> None:
-    """Bring any database to the current schema: an empty one is migrated from scratch, an old one upgraded."""
-    if current_revision(engine) == head_revision():
+    """Bring any database to the current schema.
+
+    An empty database gets every table at once (``create_all``, then stamped with the head revision: the
+    migrations produce the same schema, which a test checks); a database made by an older release is
+    upgraded through the migrations, keeping its rows.
+    """
+    head = head_revision()
+    if current_revision(engine) == head:
         return
     tables = set(inspect(engine).get_table_names())
-    if tables and "alembic_version" not in tables:
+    if not tables:
+        import app.models  # noqa: F401  (registers every table)
+
+        with engine.begin() as conn:
+            SQLModel.metadata.create_all(conn)
+            cfg = alembic_config(engine)
+            cfg.attributes["connection"] = conn
+            command.stamp(cfg, "head")
+        return
+    if "alembic_version" not in tables:
         raise RuntimeError(
             f"database at {engine.url.render_as_string(hide_password=True)} has tables but no migration history; "
             "it was not made by proofdeck (point PROOFDECK_DATABASE_URL at a new database)"

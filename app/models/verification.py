@@ -38,7 +38,8 @@ class ClaimVerdict(SQLModel, table=True):
     claim_key: str
     check: str = ""
     verdict: str  # confirmed | refuted | conditional | unverifiable | error | missing-check
-    judged: str = ""  # algorithmic | wire | calculated | ...
+    judged: str = ""  # what the verdict compares: algorithmic | wire | memory | arithmetic | ...
+    method: str = ""  # how the numbers were obtained: measured | simulated | calculated | none (revision 0002)
     text_zh: str = Field(default="", sa_column=Column(Text, nullable=False))
     text_en: str = Field(default="", sa_column=Column(Text, nullable=False))
     predicted: Any = Field(default=None, sa_column=Column(JSON, nullable=True))

@@ -11,6 +11,10 @@ VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("�
                   "error": ("检查出错", "check failed", "!"), "missing-check": ("缺少检查", "no check yet", "?")}
 
 
+# how a verdict's numbers were obtained -> zh label
+METHOD_LABELS = {"measured": "实测", "simulated": "模拟", "calculated": "计算（非实测）", "none": "无数值"}
+
+
 def verdict_kind(v: Mapping[str, Any]) -> str:
     kind = str(v.get("verdict", ""))
     return kind if kind in VERDICT_LABELS else "unverifiable"
@@ -31,6 +35,7 @@ def verdict_view(row: Any) -> dict[str, Any]:
     """A stored verdict (``ClaimVerdict``) as the card page shows it."""
     kind = verdict_kind({"verdict": row.verdict})
     zh, en, sign = VERDICT_LABELS[kind]
-    return {"kind": kind, "zh": zh, "en": en, "sign": sign, "judged": row.judged,
+    return {"kind": kind, "zh": zh, "en": en, "sign": sign, "judged": row.judged, "method": row.method,
+            "method_zh": METHOD_LABELS.get(row.method, ""),
             "predicted": format_value(row.predicted), "measured": format_value(row.measured),
             "condition": row.condition, "reason_zh": row.reason_zh, "reason_en": row.reason_en}

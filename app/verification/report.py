@@ -28,6 +28,7 @@ class ClaimResult(_Open):
     text_en: str = ""
     check: str = ""
     judged: str = ""
+    method: str = ""
     predicted: Any = None
     measured: Any = None
     condition: str | None = ""

@@ -54,7 +54,8 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
     for claim in report.claims:
         session.add(ClaimVerdict(
             run_id=run.id, card_slug=claim.card, claim_key=claim.claim_id, check=claim.check,
-            verdict=claim.verdict, judged=claim.judged, text_zh=claim.text_zh, text_en=claim.text_en,
+            verdict=claim.verdict, judged=claim.judged, method=claim.method,
+            text_zh=claim.text_zh, text_en=claim.text_en,
             predicted=claim.predicted, measured=claim.measured, condition=claim.condition or "",
             reason_zh=claim.reason_zh, reason_en=claim.reason_en,
         ))

@@ -32,8 +32,15 @@ class Verdict:
         if self.verdict not in VERDICTS:
             raise ValueError(f"unknown verdict {self.verdict!r}; expected one of {VERDICTS}")
 
+    @property
+    def method(self) -> str:
+        """How the numbers were obtained: measured (ranks, profiler, sockets), simulated, calculated, or none."""
+        if "method" in self.extra:
+            return str(self.extra["method"])
+        return {"arithmetic": "calculated", "simulated": "simulated", "none": "none"}.get(self.judged, "measured")
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "method": self.method}
 
 
 class MissingEvidence(LookupError):

@@ -35,6 +35,7 @@ class VerdictPublic(BaseModel):
     check: str
     verdict: str
     judged: str
+    method: str
     text_zh: str
     text_en: str
     predicted: Any
@@ -59,7 +60,7 @@ def run_public(run: VerificationRun) -> RunPublic:
 
 
 def verdict_public(v: ClaimVerdict) -> VerdictPublic:
-    return VerdictPublic(claim_id=v.claim_key, check=v.check, verdict=v.verdict, judged=v.judged,
+    return VerdictPublic(claim_id=v.claim_key, check=v.check, verdict=v.verdict, judged=v.judged, method=v.method,
                          text_zh=v.text_zh, text_en=v.text_en, predicted=v.predicted, measured=v.measured,
                          condition=v.condition, reason_zh=v.reason_zh, reason_en=v.reason_en)
 
