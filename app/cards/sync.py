@@ -98,7 +98,7 @@ def _apply(session: Session, card: Card, doc: CardDoc, path: Path, cards_dir: Pa
     session.flush()
     assert card.id is not None
     for table in (CardSection, CardFollowUp, CardLink, CardClaim):
-        session.exec(delete(table).where(col(table.card_id) == card.id))  # type: ignore[attr-defined]
+        session.exec(delete(table).where(col(table.card_id) == card.id))
     for i, (key, text) in enumerate(doc.sections.items()):
         session.add(CardSection(card_id=card.id, key=key, position=i, zh=text.zh, en=text.en))
     for i, fu in enumerate(doc.follow_ups):
