@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
 from app.api.main import api_router, install_pages
 from app.core.config import settings
@@ -53,7 +54,11 @@ def first_start(engine: Engine, base_url: str) -> None:
 
     with Session(engine) as session, session.begin():
         refresh_stale_items(session)
-        token = ensure_first_admin(session)
+    try:
+        with Session(engine) as session, session.begin():
+            token = ensure_first_admin(session)
+    except IntegrityError:  # another worker created it first
+        token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
         print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)  # noqa: T201 (shown once)
@@ -62,7 +67,9 @@ def first_start(engine: Engine, base_url: str) -> None:
 
 @asynccontextmanager
 async def lifespan(application: FastAPI) -> AsyncIterator[None]:
-    logging.getLogger("uvicorn.access").addFilter(_RedactTokens())
+    access = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, _RedactTokens) for f in access.filters):
+        access.addFilter(_RedactTokens())
     init_db(application.state.engine)
     if application.state.sync_on_startup:
         startup_sync(application.state.engine, application.state.cards_dir)

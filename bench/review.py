@@ -149,9 +149,9 @@ async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
         await c.open()
         done = 0
         while time.perf_counter() < stop:
-            if mode == "bare":
+            if mode in ("bare", "next"):
                 t = time.perf_counter()
-                code, _ = await c.request("GET", "/bench/bare")
+                code, _ = await c.request("GET", "/bench/bare" if mode == "bare" else "/api/review/next")
                 latencies.append(time.perf_counter() - t)
                 errors += code != 200
                 done += 1

@@ -35,14 +35,14 @@ def optional_user(request: Request, session: SessionDep) -> User | None:
     return found[0]
 
 
-def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
     if user is None:
         raise HTTPException(401, detail="not signed in: send 'Authorization: Bearer <token>' or log in at /login",
                             headers={"WWW-Authenticate": "Bearer"})
     return user
 
 
-def admin_user(user: Annotated[User, Depends(current_user)]) -> User:
+async def admin_user(user: Annotated[User, Depends(current_user)]) -> User:
     if not user.is_admin:
         raise HTTPException(403, detail=f"user {user.username!r} is not an admin; ask an admin for access")
     return user

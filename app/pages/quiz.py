@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from app.api.deps import OptionalUser, SessionDep
 from app.core.config import PROJECT_ROOT
+from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.review import settings_for
 from app.srs.scheduler import now_utc
 from app.srs.stats import user_stats
@@ -19,7 +20,6 @@ templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 STATIC = Path(__file__).resolve().parents[1] / "static"
 ASSETS = {"quiz.css": "text/css", "quiz.js": "text/javascript"}
 router = APIRouter(tags=["pages"])
-MIN_REVIEWS_TO_OPTIMIZE = 512
 
 
 def page_headers() -> dict[str, str]:
@@ -90,5 +90,5 @@ def stats_page(request: Request, user: OptionalUser, session: SessionDep) -> Res
                                 width=320, top=100)
     return templates.TemplateResponse(request, "stats.html", {
         "user": user, "stats": stats, "language": st.language, "forecast_chart": forecast_chart,
-        "retention": ret, "retention_chart": retention_chart, "needed": MIN_REVIEWS_TO_OPTIMIZE,
+        "retention": ret, "retention_chart": retention_chart, "needed": MIN_REVIEWS,
         "settings": st}, headers=page_headers())

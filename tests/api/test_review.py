@@ -250,3 +250,14 @@ def test_sync_keeps_history_through_admin_route(client: TestClient, cards_dir: P
     r = client.post("/api/admin/sync", headers=admin)
     assert r.status_code == 200 and r.json()["updated"] == ["mixed-precision"]
     assert client.get(f"/api/review/items/{item['id']}", headers=admin).json()["state"]["reps"] == 1
+
+
+def test_access_log_never_shows_a_login_token() -> None:
+    import logging
+
+    from app.main import _RedactTokens
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                               ("127.0.0.1:5", "GET", "/login?token=s3cr3t-T0k&next=/quiz", "1.1", 303), None)
+    assert _RedactTokens().filter(record)
+    assert record.getMessage() == '127.0.0.1:5 - "GET /login?token=[redacted]&next=/quiz HTTP/1.1" 303'

@@ -54,7 +54,8 @@ def test_upgrade_from_the_first_release_keeps_reviews(database_url: str, cards_d
                           "(CURRENT_TIMESTAMP, 'done', '', 'h', 'gloo', 'cpu', '2.13.0', '0.1.0', '[2]', '{}', '{}')"))
         conn.execute(text("INSERT INTO claimverdict (run_id, card_slug, claim_key, \"check\", verdict, judged, "
                           "text_zh, text_en, condition, reason_zh, reason_en) SELECT id, 'zero-sharding', "
-                          "'example-256gb-16b', 'c', 'confirmed', 'arithmetic', '', '', '', '', '' FROM verificationrun"))
+                          "'example-256gb-16b', 'c', 'confirmed', 'arithmetic', '', '', '', '', '' "
+                          "FROM verificationrun"))
     with Session(engine) as s:
         before = [(r.id, r.item_id, r.rating, r.idempotency_key) for r in s.exec(select(ReviewLog))]
     assert len(before) == 3

@@ -11,13 +11,13 @@ from app.api.deps import CurrentUser, SessionDep, user_settings
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
+from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.scheduler import InvalidRating, now_utc
 from app.srs.stats import user_stats
 from app.srs.writes import run_write
 
 router = APIRouter(prefix="/api/review", tags=["review"])
 
-MIN_REVIEWS_TO_OPTIMIZE = 512
 
 
 class ReviewIn(BaseModel):
@@ -65,7 +65,7 @@ def stats(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     assert user.id is not None
     out = user_stats(session, user.id, now_utc())
     st = srs.settings_for(session, user.id)
-    out["optimizer"] = {"reviews_needed": MIN_REVIEWS_TO_OPTIMIZE, "reviews": out["total_reviews"],
+    out["optimizer"] = {"reviews_needed": MIN_REVIEWS, "reviews": out["total_reviews"],
                         "optimized": st.parameters is not None, "optimized_reviews": st.optimized_reviews}
     return out
 
