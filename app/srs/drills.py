@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verify import ledger
+from verify.formulas import drills as formula_drills
 
 DRILL_CHECK_PREFIXES = ("zero", "ledger")
 TOLERANCE = 0.01  # relative
@@ -45,6 +46,33 @@ def card_has_drills(checks: list[str]) -> bool:
     return any(c.strip().lower().startswith(DRILL_CHECK_PREFIXES) for c in checks)
 
 
+def drill_keys(slug: str, checks: list[str]) -> list[str]:
+    """Every drill a card gets: the ZeRO ledger drills (claims judged by ZeRO checks) and the starter deck's
+    formula drills registered for its slug in ``verify.formulas.drills`` (the formulas its checks use)."""
+    keys = list(DRILL_KEYS) if card_has_drills(checks) else []
+    return keys + [d.key for d in formula_drills.drills_for_card(slug)]
+
+
+def _formula(params: dict[str, Any]) -> formula_drills.Drill | None:
+    """The starter-deck drill behind ``params``, or None for a ZeRO ledger drill."""
+    return formula_drills.DRILLS.get(str(params.get("key", "")))
+
+
+def _inputs(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k != "key"}
+
+
+def unit(params: dict[str, Any]) -> str:
+    d = _formula(params)
+    return d.unit if d else "GB"
+
+
+def answer(params: dict[str, Any]) -> float:
+    """The expected answer, in :func:`unit`."""
+    d = _formula(params)
+    return formula_drills.answer(d.key, _inputs(params)) if d else answer_gb(params)
+
+
 def _split(key: str) -> tuple[str, ledger.Stage]:
     if key not in DRILL_KEYS:
         raise DrillError(f"unknown drill {key!r}; known: {', '.join(DRILL_KEYS)}")
@@ -54,6 +82,8 @@ def _split(key: str) -> tuple[str, ledger.Stage]:
 
 def new_params(key: str, seed: int | None = None) -> dict[str, Any]:
     """Fresh inputs for one showing of drill ``key`` (``seed`` makes them reproducible)."""
+    if key in formula_drills.DRILLS:
+        return {"key": key, **formula_drills.new_params(key, seed)}
     _split(key)
     rng = random.Random(seed)
     return {"key": key, "psi": rng.choice(PSI_CHOICES), "n": rng.choice(N_CHOICES)}
@@ -73,6 +103,9 @@ def _psi_text(psi: float) -> str:
 
 def question(params: dict[str, Any]) -> dict[str, str]:
     """The question in zh and en (Markdown)."""
+    d = _formula(params)
+    if d is not None:
+        return formula_drills.question(d.key, _inputs(params))
     kind, stage = _split(params["key"])
     s, p, n = STAGE_NAMES[stage], _psi_text(params["psi"]), params["n"]
     if kind == "memory":
@@ -109,8 +142,24 @@ def _gb(x: float) -> str:
     return f"{x / GB:,.4g}"
 
 
+def _formula_solution(d: formula_drills.Drill, params: dict[str, Any]) -> dict[str, str]:
+    inputs = _inputs(params)
+    value = formula_drills.answer(d.key, inputs)
+    given = ", ".join(f"`{k}` = {v}" for k, v in inputs.items())
+    return {
+        "en": f"Inputs: {given}.\n\nAnswer: **{value:,.4g} {d.unit}**, from the formula the card's check compares "
+              f"with a measurement (`verify/formulas`, drill `{d.key}`); the derivation is on the card "
+              f"[{d.card}](/cards/{d.card}).",
+        "zh": f"输入：{given}。\n\n答案：**{value:,.4g} {d.unit}**，由该卡片的检查用来对照实测的同一公式算出"
+              f"（`verify/formulas`，drill `{d.key}`）；推导见卡片 [{d.card}](/cards/{d.card})。",
+    }
+
+
 def solution(params: dict[str, Any]) -> dict[str, str]:
-    """The worked solution in zh and en (Markdown with TeX), every number from ``verify.ledger``."""
+    """The worked solution in zh and en (Markdown with TeX), every number from ``verify``'s formulas."""
+    d = _formula(params)
+    if d is not None:
+        return _formula_solution(d, params)
     kind, stage = _split(params["key"])
     psi, n = float(params["psi"]), int(params["n"])
     total = answer_gb(params)
@@ -132,13 +181,14 @@ def solution(params: dict[str, Any]) -> dict[str, str]:
     return {"en": "\n".join(lines_en), "zh": "\n".join(lines_zh)}
 
 
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:gb|g|GB|G)?\s*$")
+# a number, optionally followed by its unit (GB, s, MiB, %, layers ...)
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:[A-Za-z%]{1,8})?\s*$")
 
 
 def parse_answer(typed: str) -> float:
     m = _NUMBER.match(typed or "")
     if not m:
-        raise DrillError(f"typed answer {typed!r} is not a number; type the value in GB, e.g. 42.5")
+        raise DrillError(f"typed answer {typed!r} is not a number; type the value in the unit asked, e.g. 42.5")
     value = float(m.group(1).replace(",", "").replace("_", ""))
     if not math.isfinite(value):
         raise DrillError(f"typed answer {typed!r} is not a finite number")
@@ -146,8 +196,8 @@ def parse_answer(typed: str) -> float:
 
 
 def grade(params: dict[str, Any], typed: str) -> Graded:
-    """Correct when within 1% (relative) of the ledger's value."""
+    """Correct when within 1% (relative) of the formula's value."""
     given = parse_answer(typed)
-    expected = answer_gb(params)
+    expected = answer(params)
     ok = math.isclose(given, expected, rel_tol=TOLERANCE, abs_tol=1e-12)
     return Graded(correct=ok, expected=expected, given=given)

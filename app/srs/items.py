@@ -56,8 +56,7 @@ def item_specs(doc: CardDoc) -> list[ItemSpec]:
     for lang in LANGS:
         for i, _ in enumerate(pitfall_statements(getattr(pitfalls, lang)), start=1):
             specs.append(ItemSpec("pitfall", f"pitfall-{lang}-{i}", lang))
-    if drills.card_has_drills([c.check for c in doc.claims]):
-        specs += [ItemSpec("drill", key) for key in drills.DRILL_KEYS]
+    specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.check for c in doc.claims])]
     return specs
 
 

@@ -172,6 +172,7 @@ def item_view(session: Session, user_id: int, item: ReviewItem, card: Card, stat
         "front": {"zh": front.zh, "en": front.en},
         "back": {"zh": back.zh, "en": back.en} if back is not None else None,
         "typed": item.kind == "drill", "showing_id": showing_id,
+        "unit": drills.unit(params) if item.kind == "drill" else None,
         "new": state is None, "state": state_public(state),
     }
 
@@ -308,7 +309,8 @@ def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | 
         grade = parse_rating(3 if correct else 1)
         sol = drills.solution(showing.params)
         _front, back = drill_faces(showing.params)
-        extra = {"expected": graded.expected, "given": graded.given, "solution": {"zh": back.zh, "en": back.en},
+        extra = {"expected": graded.expected, "given": graded.given, "unit": drills.unit(showing.params),
+                 "solution": {"zh": back.zh, "en": back.en},
                  "solution_markdown": sol}
     else:
         grade = parse_rating(rating)

@@ -55,7 +55,10 @@
     $("back").hidden = true; $("grades").hidden = true; $("verdict").hidden = true; $("continue-row").hidden = true;
     $("typed-form").hidden = !item.typed; $("reveal-row").hidden = item.typed;
     status("");
-    if (item.typed) { const i = $("typed-answer"); i.value = ""; i.disabled = false; i.focus(); }
+    if (item.typed) {
+      const i = $("typed-answer"); i.value = ""; i.disabled = false; i.focus();
+      document.querySelectorAll("#typed-form .unit").forEach((u) => { u.textContent = item.unit || "GB"; });
+    }
     else $("reveal").focus();
   }
 
@@ -104,8 +107,10 @@
     const v = $("verdict"); v.hidden = false;
     v.className = "verdict " + (d.correct ? "ok" : "bad");
     const exp = Number(d.expected).toPrecision(4);
-    const given = " · 你的答案 you typed " + d.given + " GB";
-    v.textContent = (d.correct ? "✓ 正确 Correct (" + exp + " GB)" : "✗ 不对 Not quite: expected " + exp + " GB") + given;
+    const unit = d.unit || "GB";
+    const given = " · 你的答案 you typed " + d.given + " " + unit;
+    v.textContent = (d.correct ? "✓ 正确 Correct (" + exp + " " + unit + ")"
+                               : "✗ 不对 Not quite: expected " + exp + " " + unit) + given;
     face($("back"), d.solution); $("back").hidden = false;
     $("typed-answer").disabled = true; $("typed-form").hidden = true; $("continue-row").hidden = false;
     $("continue").focus();
@@ -150,7 +155,7 @@
   $("typed-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const v = $("typed-answer").value.trim();
-    if (!v) { status("请输入一个数 Type a number (GB)"); return; }
+    if (!v) { status("请输入一个数 Type a number (" + ((current && current.unit) || "GB") + ")"); return; }
     answer({ typed_answer: v, showing_id: current.showing_id });
   });
   for (const r of document.querySelectorAll("input[name=lang]")) {
