@@ -64,3 +64,7 @@ def register(cli: typer.Typer) -> None:
             counts = Counter(c["verdict"] for c in run.report.get("claims", []))
             out.print(f"stored run {run.id} ({run.backend or '?'} on {run.device or '?'}, torch {run.torch_version}): "
                       + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+            unjudged = counts["error"] + counts["missing-check"]
+            if unjudged:
+                err.print(f"{unjudged} claim(s) could not be judged (error or missing check): see the table")
+                raise typer.Exit(1)

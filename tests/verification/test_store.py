@@ -87,3 +87,11 @@ def test_cli_rejects_malformed_report(tmp_path: Path, database_url: str) -> None
     result = CliRunner().invoke(cli, ["verify", "--from-json", str(path), "--database-url", database_url])
     assert result.exit_code == 1
     assert "not a JSON report" in result.output
+
+
+def test_cli_exit_code_when_a_claim_could_not_be_judged(tmp_path: Path, database_url: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report("error")), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", "--from-json", str(path), "--database-url", database_url])
+    assert result.exit_code == 1
+    assert "1 claim(s) could not be judged" in result.output

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import threading
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
-from pydantic import BaseModel
-from sqlmodel import select
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
 
-from app.api.deps import SessionDep
-from app.models.card import Card
+from app.api.deps import AdminUser, SessionDep
+from app.models.card import Card, utcnow
 from app.models.verification import ClaimVerdict, VerificationRun
-from app.verification.store import latest_verdicts
+from app.verification.runner import run_verify
+from app.verification.store import fail_run, latest_verdicts, start_run, store_report
 
 router = APIRouter(tags=["verification"])
 
@@ -80,4 +85,43 @@ def get_run(run_id: int, session: SessionDep) -> RunPublic:
     run = session.get(VerificationRun, run_id)
     if run is None:
         raise HTTPException(404, detail=f"no verification run with id {run_id}")
+    return run_public(run)
+
+
+class VerifyRequest(BaseModel):
+    """What an admin may choose for a run started from the API (the CLI takes every option)."""
+
+    world_sizes: str = Field("2,4", pattern=r"^[1-9][0-9]?(,[1-9][0-9]?){0,3}$", description="e.g. 2,4")
+    params: int = Field(1_000_000, ge=10_000, le=20_000_000, description="model parameters")
+    with_torch: bool = Field(True, description="also run PyTorch's DDP / ZeroRedundancyOptimizer / FSDP2")
+
+
+STALE_AFTER = timedelta(hours=1)  # a "running" row older than this belongs to a server that died
+
+
+def _run_job(engine: Engine, run_id: int, body: VerifyRequest, cards_dir: Path) -> None:
+    """The background job: the sweep in its own processes, then its verdicts stored on ``run_id``."""
+    with Session(engine) as session:
+        run = session.get(VerificationRun, run_id)
+        assert run is not None
+        try:
+            data = run_verify(world_sizes=body.world_sizes, params=body.params, with_torch=body.with_torch,
+                              cards_dir=cards_dir)
+            store_report(session, data, run=run)
+        except Exception as exc:  # the job reports every failure on its run row
+            session.rollback()
+            fail_run(session, run, f"{type(exc).__name__}: {exc}")
+
+
+@router.post("/api/admin/verification", response_model=RunPublic, status_code=202)
+def start_verification(body: VerifyRequest, _admin: AdminUser, request: Request, session: SessionDep) -> RunPublic:
+    """Start a verify sweep as a background job (admin only); poll ``GET /api/verification/runs/{id}``."""
+    busy = session.exec(select(VerificationRun).where(VerificationRun.status == "running",
+                                                      col(VerificationRun.created_at) > utcnow() - STALE_AFTER)).first()
+    if busy is not None:
+        raise HTTPException(409, detail=f"verification run {busy.id} is still running; wait for it to finish")
+    run = start_run(session)
+    assert run.id is not None
+    threading.Thread(target=_run_job, args=(request.app.state.engine, run.id, body, request.app.state.cards_dir),
+                     name=f"verify-run-{run.id}", daemon=True).start()
     return run_public(run)
