@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from pathlib import Path
 
 import pytest
 
 from app.cards.cardfile import load_card_file
 from app.cards.schema import SECTION_KEYS, CardDoc
 from app.render.math import math_problems
+from tests.utils.starter import CARDS, SEED, STARTER
 
-CARDS = Path(__file__).resolve().parents[2] / "cards"
-STARTER = (
-    "ddp-ring-allreduce",
-    "mixed-precision-memory",
-    "fsdp-zero",
-    "zero-offload-infinity",
-    "activation-checkpointing",
-    "tensor-parallelism",
-    "pipeline-parallelism",
-    "collectives",
-)
-SEED = "zero-sharding"
 # The seed's "关联底层卡片" line, as the raw bank export writes it: zh title(en title).
 SEED_LINK = (
     "分布式并行基础：DDP 数据并行、Ring All-Reduce 与 ZeRO 显存切分"

@@ -7,26 +7,15 @@ One verdict assertion per claim. The probes run once per process (cached), ~5 s 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.utils.starter import CARDS, STARTER
 from verify.checks import Evidence, run_check
 from verify.checks import collectives as collective_checks
 from verify.claims import Claim, read_cards
 
-CARDS = Path(__file__).resolve().parents[2] / "cards"
-STARTER = (
-    "ddp-ring-allreduce",
-    "mixed-precision-memory",
-    "fsdp-zero",
-    "zero-offload-infinity",
-    "activation-checkpointing",
-    "tensor-parallelism",
-    "pipeline-parallelism",
-    "collectives",
-)
 # Claims true only under a condition the check states (a figure this machine cannot reproduce).
 CONDITIONAL = {"pcie_bandwidth", "transformer_activation_formula"}
 # Checks that are arithmetic only (no GPU, PCIe or NVMe here, or a card's worked example).

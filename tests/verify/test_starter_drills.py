@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.utils.starter import STARTER
 from verify.formulas import drills, pipeline
-
-STARTER = (
-    "ddp-ring-allreduce",
-    "mixed-precision-memory",
-    "fsdp-zero",
-    "zero-offload-infinity",
-    "activation-checkpointing",
-    "tensor-parallelism",
-    "pipeline-parallelism",
-    "collectives",
-)
 
 
 @pytest.mark.parametrize("slug", STARTER)
