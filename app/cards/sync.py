@@ -20,7 +20,7 @@ from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.render.math import math_problems
-from app.srs.items import refresh_items, retire_card_items
+from app.srs.items import refresh_items_bulk, retire_card_items
 
 CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)
 
@@ -183,8 +183,8 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
                 session.exec(delete(table).where(col(table.card_id).in_(ids[chunk:chunk + 500])))
             if rows[table]:
                 session.execute(insert(table), rows[table])
-        for card, source in changed:
-            refresh_items(session, card, source.doc)  # review items keyed by (card, kind, key): history survives
+        # review items keyed by (card, kind, key): an edited card keeps its items' history
+        refresh_items_bulk(session, [(card, source.doc) for card, source in changed])
         present = {source.doc.slug for source in docs}
         for slug, card in sorted(existing.items()):
             if slug not in present and not card.retired:

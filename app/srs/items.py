@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sqlalchemy import update
+from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
 from app.cards.cardfile import load_card_text
@@ -62,38 +62,65 @@ def item_specs(doc: CardDoc) -> list[ItemSpec]:
 
 def refresh_items(session: Session, card: Card, doc: CardDoc) -> None:
     """Create, revive or retire ``card``'s items to match ``doc`` (inside the caller's transaction)."""
-    assert card.id is not None
-    existing = {(i.kind, i.key): i for i in session.exec(select(ReviewItem).where(ReviewItem.card_id == card.id))}
-    wanted = item_specs(doc)
-    for pos, spec in enumerate(wanted):
-        item = existing.pop((spec.kind, spec.key), None)
-        if item is None:
-            item = ReviewItem(card_id=card.id, kind=spec.kind, key=spec.key)
-        item.lang, item.position, item.retired = spec.lang, card.id * 1000 + pos, False
-        session.add(item)
-    for item in existing.values():
+    refresh_items_bulk(session, [(card, doc)])
+
+
+def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
+
+
+def refresh_items_bulk(session: Session, cards: list[tuple[Card, CardDoc]]) -> None:
+    """:func:`refresh_items` for many cards in a few statements (sync of a whole deck)."""
+    if not cards:
+        return
+    ids = [card.id for card, _ in cards if card.id is not None]
+    assert len(ids) == len(cards), "cards must be flushed (have ids) before their items are derived"
+    existing: dict[tuple[int, str, str], ReviewItem] = {}
+    sources: dict[int, ItemSource] = {}
+    for chunk in _chunks(ids):
+        for i in session.exec(select(ReviewItem).where(col(ReviewItem.card_id).in_(chunk))):
+            existing[(i.card_id, i.kind, i.key)] = i
+        for src in session.exec(select(ItemSource).where(col(ItemSource.card_id).in_(chunk))):
+            sources[src.card_id] = src
+    new_rows: list[dict[str, object]] = []
+    for card, doc in cards:
+        assert card.id is not None
+        for pos, spec in enumerate(item_specs(doc)):
+            item = existing.pop((card.id, spec.kind, spec.key), None)
+            position = card.id * 1000 + pos
+            if item is None:
+                new_rows.append({"card_id": card.id, "kind": spec.kind, "key": spec.key, "lang": spec.lang,
+                                 "position": position, "retired": False})
+            elif (item.lang, item.position, item.retired) != (spec.lang, position, False):
+                item.lang, item.position, item.retired = spec.lang, position, False
+                session.add(item)
+        source = sources.get(card.id) or ItemSource(card_id=card.id)
+        source.content_hash = card.content_hash
+        session.add(source)
+    for item in existing.values():  # left over: their follow-up / pitfall / drill is gone
         if not item.retired:
             item.retired = True
             session.add(item)
-    source = session.get(ItemSource, card.id) or ItemSource(card_id=card.id)
-    source.content_hash = card.content_hash
-    session.add(source)
+    if new_rows:
+        session.execute(insert(ReviewItem), new_rows)
     session.flush()
-    _sync_live(session, card.id)
+    for chunk in _chunks(ids):
+        _sync_live(session, chunk)
 
 
-def _sync_live(session: Session, card_id: int) -> None:
+def _sync_live(session: Session, card_ids: list[int]) -> None:
     """Copy each item's liveness onto the users' states (the denormalised ``ItemState.live``)."""
     for retired in (True, False):
-        ids = select(ReviewItem.id).where(ReviewItem.card_id == card_id, col(ReviewItem.retired).is_(retired))
-        session.execute(update(ItemState).where(col(ItemState.item_id).in_(ids)).values(live=not retired))
+        items = select(ReviewItem.id).where(col(ReviewItem.card_id).in_(card_ids),
+                                            col(ReviewItem.retired).is_(retired))
+        session.execute(update(ItemState).where(col(ItemState.item_id).in_(items)).values(live=not retired))
 
 
 def retire_card_items(session: Session, card: Card) -> None:
     """A retired card's items leave every queue (rows and history stay; a re-added card revives them)."""
     assert card.id is not None
     session.execute(update(ReviewItem).where(col(ReviewItem.card_id) == card.id).values(retired=True))
-    _sync_live(session, card.id)
+    _sync_live(session, [card.id])
     source = session.get(ItemSource, card.id)
     if source is not None:
         source.content_hash = ""  # derive again if the card comes back
