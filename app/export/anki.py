@@ -6,6 +6,7 @@ so importing a newer export updates notes instead of duplicating them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from html import escape
@@ -91,6 +92,15 @@ def field_html(markdown: str) -> str:
     return _parser().render(markdown).strip() if markdown.strip() else ""
 
 
+_AV_TAG = re.compile(r"\[(?=(?:sound|anki):)", re.IGNORECASE)
+
+
+def inert(html: str) -> str:
+    """Field HTML with Anki's own text markup disarmed: ``[sound:x]`` would play a media file and
+    ``[anki:tts]`` speak, so their bracket becomes ``&#91;`` (the same character on screen)."""
+    return _AV_TAG.sub("&#91;", html)
+
+
 def _join(parts: Sequence[str]) -> str:
     return "\n".join(p for p in parts if p)
 
@@ -131,15 +141,16 @@ def card_notes(doc: CardDoc, verdicts: Verdicts | None = None) -> list[genanki.N
     extra = _verdicts_html((verdicts or {}).get(doc.slug, ()))
     notes = [genanki.Note(model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, CARD_ITEM),
                           tags=anki_tags(doc, "card"),
-                          fields=[doc.slug, _context(doc), escape(doc.title.zh), escape(doc.title.en),
-                                  answer["zh"], answer["en"], extra])]
+                          fields=[inert(f) for f in (doc.slug, _context(doc), escape(doc.title.zh),
+                                                     escape(doc.title.en), answer["zh"], answer["en"], extra)])]
     title = _title(doc.title)
     for fu in doc.follow_ups:
         notes.append(genanki.Note(
             model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, fu.id),
             tags=anki_tags(doc, "follow-up"),
-            fields=[f"{doc.slug}/{fu.id}", f"{_context(doc)} · {title}", field_html(fu.question.zh),
-                    field_html(fu.question.en), field_html(fu.answer.zh), field_html(fu.answer.en), ""]))
+            fields=[inert(f) for f in (f"{doc.slug}/{fu.id}", f"{_context(doc)} · {title}", field_html(fu.question.zh),
+                                       field_html(fu.question.en), field_html(fu.answer.zh), field_html(fu.answer.en),
+                                       "")]))
     return notes
 
 
