@@ -305,3 +305,26 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
                 assert card.question_av_tags() == [] and card.answer_av_tags() == [], note["Key"]
     finally:
         collection.close()
+
+
+@pytest.mark.parametrize("target", ["javascript:window.__xss=1", "JaVaScRiPt:alert(1)", "//127.0.0.1:9/x",
+                                    "/\t/127.0.0.1:9/x", "/\\127.0.0.1:9", " /x", "/x\n/y", "data:text/html,x"])
+def test_login_next_never_leaves_the_site(site: Site, target: str) -> None:
+    """The login page puts ``next`` into a link and a redirect: only same-site paths get there."""
+    page = site.client.get("/login", params={"next": target})
+    assert_inert(page.text, "login", allowed=PAGE_ELEMENTS | {
+        element("form", method="post", action="/login", class_="stack")})
+    assert 'href="/quiz"' in page.text and 'name="next" value="/quiz"' in page.text
+    r = site.client.get("/login", params={"token": site.token, "next": target}, follow_redirects=False)
+    assert r.headers["location"] == "/quiz"
+
+
+@pytest.mark.parametrize("path", ["/cards/%3Cscript%3Ewindow.__xss=1%3C%2Fscript%3E", "/cards/x%22onmouseover=1",
+                                  "/api/cards/%3Cimg%20src=x%20onerror=1%3E", "/%3Csvg%20onload=1%3E"])
+def test_error_pages_echo_no_markup(site: Site, path: str) -> None:
+    r = site.client.get(path)
+    assert r.status_code == 404
+    if r.headers["content-type"].startswith("text/html"):
+        assert_inert(r.text, path, scripts=nonce_scripts(r) if "<script" in r.text else [], allowed=PAGE_ELEMENTS)
+    else:
+        assert r.headers["content-type"].startswith("application/json")
