@@ -1,7 +1,8 @@
 """The Anki package (genanki): one note per review item (a card, each follow-up) in a bilingual
 note type. Field text is HTML from card Markdown with raw HTML escaped and math left for Anki's
-MathJax as ``\\(..\\)`` / ``\\[..\\]`` (TeX HTML-escaped). GUIDs come from the card slug and item id,
-so importing a newer export updates notes instead of duplicating them.
+MathJax as ``\\(..\\)`` / ``\\[..\\]`` (TeX HTML-escaped; TeX that MathJax would turn into links or
+attributes, :mod:`app.export.tex`, as code). ``[sound:..]`` in card text stays text. GUIDs come
+from the card slug and item id, so importing a newer export updates notes instead of duplicating them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from app.cards.schema import CardDoc, LangText
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
+from app.export.tex import unsafe_tex
 from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
@@ -59,6 +61,9 @@ Rule = Callable[[RendererHTML, Sequence[Token], int, OptionsDict, EnvType], str]
 def _math(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     tok = tokens[idx]
     tex = escape(tok.content.strip(), quote=False)
+    if unsafe_tex(tok.content):  # MathJax would make a link or attributes of it: show the source
+        delim = "$" if tok.type == "math_inline" else "$$"
+        return f'<code class="math-source">{delim}{tex}{delim}</code>'
     if tok.type == "math_inline":
         return f"\\({tex}\\)"
     return f"\\[{tex}\\]" if not tok.block else f"<div>\\[{tex}\\]</div>\n"

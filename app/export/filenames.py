@@ -11,8 +11,9 @@ import re
 import unicodedata
 from pathlib import Path
 
-# OS-forbidden (* " \ / < > : | ?) plus Obsidian link syntax (# ^ [ ]) and control characters.
-_FORBIDDEN = re.compile(r'[*"\\/<>:|?#^\[\]\x00-\x1f\x7f-\x9f]')
+# OS-forbidden (* " \ / < > : | ?), Obsidian link syntax (# ^ [ ]), math and code delimiters ($ `: a name sits
+# in a [[link]] on a line with other text) and control characters.
+_FORBIDDEN = re.compile(r'[*"\\/<>:|?#^\[\]$`\x00-\x1f\x7f-\x9f]')
 # Windows device names, also with an extension ("nul.txt"); the superscript digits count too.
 _RESERVED = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
                        *(f"{dev}{i}" for dev in ("COM", "LPT") for i in (*"0123456789", "¹", "²", "³"))})

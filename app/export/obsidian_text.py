@@ -5,8 +5,9 @@ Obsidian comments (``%%``), wikilinks/embeds (``[[``), inline tags (``#tag``), l
 non-web scheme (``javascript:``), and everything the Spaced Repetition plugin would turn into a
 card (``::``, ``==highlight==``, a ``?`` / ``??`` line) are escaped with Markdown backslashes or
 entities, so they render as the same characters. Math is kept as ``$...$`` / ``$$...$$`` on one
-line (no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``). Code is kept verbatim
-(``~~~`` fences become backtick fences, which the plugin skips).
+line (no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``); a formula MathJax would
+turn into a link or attributes (``\\href``, :mod:`app.export.tex`) is shown as code instead. Code is
+kept verbatim (``~~~`` fences become backtick fences, which the plugin skips).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote
+
+from app.export.tex import unsafe_tex
 
 Kind = Literal["text", "code", "math", "display"]
 
@@ -194,14 +197,32 @@ def to_obsidian(markdown: str) -> str:
     parts: list[str] = []
     for seg in segments(markdown):
         if seg.kind == "text":
-            parts.append(neutralise_text(seg.text))
+            parts.append(neutralise_text(_STRAY.sub(_escape_stray, seg.text)))
         elif seg.kind == "code":
             parts.append(seg.text)
+        elif unsafe_tex(seg.text):  # MathJax would make a link or attributes of it: show the source
+            parts.append(_code_span("$" * (1 + (seg.kind == "display")), seg.text))
         elif seg.kind == "math":
             parts.append(f"${clean_tex(seg.text)}$")
         else:
             parts.append(f"$${clean_tex(seg.text)}$$")
     return "".join(parts)
+
+
+_STRAY = re.compile(r"\\.|[`$]", re.S)
+
+
+def _escape_stray(m: re.Match[str]) -> str:
+    """A ``$`` or backtick left in plain text opens nothing here; escaped, it cannot pair with one in
+    the text next to it on the note's line either (a title, a file name, the next section)."""
+    return m.group(0) if len(m.group(0)) == 2 else "\\" + m.group(0)
+
+
+def _code_span(delim: str, tex: str) -> str:
+    text = delim + " ".join(tex.split()) + delim
+    ticks = "`" * (_longest_run(text, "`") + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")

@@ -8,7 +8,7 @@ import pytest
 
 from app.export.filenames import MAX_NAME_BYTES, NameAllocator, UnsafePathError, safe_join, safe_name
 
-FORBIDDEN = set('*"\\/<>:|?#^[]')
+FORBIDDEN = set('*"\\/<>:|?#^[]$`')
 
 
 @pytest.mark.parametrize("title", [

@@ -30,7 +30,8 @@ def test_plain_text_is_neutralised(source: str, expected: str) -> None:
 
 def test_a_code_span_ends_with_its_paragraph() -> None:
     """Obsidian closes no code span across a blank line, so neither may we: the HTML between stays escaped."""
-    assert to_obsidian("`a\n\n<script>x</script>\n\nb`") == "`a\n\n&lt;script>x&lt;/script>\n\nb`"
+    assert to_obsidian("`a\n\n<script>x</script>\n\nb`") == "\\`a\n\n&lt;script>x&lt;/script>\n\nb\\`"
+    assert to_obsidian("a $ b ` c \\$ d") == "a \\$ b \\` c \\$ d"  # stray: escaped, so nothing pairs with them
     assert [s.kind for s in segments("`a\nb` c")] == ["code", "text"]
 
 

@@ -19,9 +19,11 @@ import yaml
 from fastapi.testclient import TestClient
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 from sqlmodel import Session, col, select
 
 from app.cards.schema import CardDoc
+from app.export.tex import unsafe_tex
 from tests.utils.cards import make_card, write_cards
 from tests.utils.db import fresh_database_url
 from tests.utils.html import element, markup_report, script_url
@@ -193,7 +195,8 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
     assert seen > 30
 
 
-NOTE_PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+NOTE_PARSER = (MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+               .use(dollarmath_plugin, allow_space=False, allow_digits=True, double_inline=True))
 NOTE_PARSER.validateLink = lambda url: True  # a lenient renderer: every link target is kept ...
 NOTE_PARSER.normalizeLink = lambda url: url  # ... as written (entities and escapes decoded)
 
@@ -206,21 +209,26 @@ def tokens(text: str) -> Iterator[Token]:
         stack.extend(reversed(tok.children or []))
 
 
-def assert_inert_note(text: str, where: str) -> None:
+def assert_inert_note(text: str, where: str) -> int:
     """Obsidian Markdown (rendered with raw HTML on, as Obsidian does): no raw HTML at all, no link or
-    image whose target is a script URL, no embed of another note or file. The properties block
+    image whose target is a script URL, no MathJax command that makes links or attributes
+    (``[[``/``%%`` escapes: tests/export/test_obsidian_text.py). The properties block
     (YAML, shown by Obsidian as plain values) must parse; the Markdown starts after it."""
     if text.startswith("---\n"):
         front, text = text[4:].split("\n---\n", 1)
         assert isinstance(yaml.safe_load(front), dict), where
+    math = 0
     for tok in tokens(text):
         assert tok.type not in ("html_inline", "html_block"), (where, tok.content)
+        if tok.type.startswith("math"):  # Obsidian hands these to MathJax
+            assert not unsafe_tex(tok.content), (where, tok.content)
+            math += 1
         target = tok.attrGet("href") or tok.attrGet("src")
         if tok.type in ("link_open", "image") and target:
             assert not script_url(html.unescape(str(target))), (where, target)
             assert not re.match(r"[a-z][a-z0-9+.-]*:", str(target).lower()) or \
                 str(target).lower().startswith(("http:", "https:", "mailto:")), (where, target)
-    assert "![[" not in text, where
+    return math
 
 
 def test_obsidian_notes_and_zip(site: Site) -> None:
@@ -228,11 +236,13 @@ def test_obsidian_notes_and_zip(site: Site) -> None:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         notes = {name: zf.read(name).decode("utf-8") for name in zf.namelist()}
     assert len(notes) > len(site.docs)  # a note per card, an index per module, the deck index
+    math = 0
     for name, text in notes.items():
         parts = name.split("/")
         assert parts[0] == "proofdeck" and ".." not in parts and all(parts) and not name.startswith("/")
         assert not re.search(r'[<>:"\\|?*\x00-\x1f]', name), name
-        assert_inert_note(text, name)
+        math += assert_inert_note(text, name)
+    assert math > 0
     for slug in ("plain", "xss-00", ALL):  # one note over HTTP is the same note as in the vault
         r = site.client.get(f"/api/cards/{slug}.md")
         assert r.status_code == 200 and r.text in notes.values()
@@ -273,6 +283,9 @@ def test_offline_handbook(site: Site) -> None:
     assert r.text.count('<article class="card"') == len(site.docs)
 
 
+MATHJAX = re.compile(r"\\[(\[](.*?)\\[)\]]", re.S)  # \(..\) and \[..\]
+
+
 def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
     from anki.collection import Collection, ImportAnkiPackageRequest
     from anki.import_export_pb2 import ImportAnkiPackageOptions
@@ -290,12 +303,15 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
     try:
         collection.import_anki_package(ImportAnkiPackageRequest(package_path=str(path),
                                                                 options=ImportAnkiPackageOptions()))
-        note_ids = collection.find_notes("")
+        note_ids, math = collection.find_notes(""), 0
         assert len(note_ids) == sum(1 + len(d.follow_ups) for d in docs)
         for nid in note_ids:
             note = collection.get_note(nid)
             for value in note.values():
                 assert_inert(value, f"note {note['Key']}")
+                for tex in MATHJAX.findall(value):  # what Anki's MathJax typesets
+                    assert not unsafe_tex(tex), (note["Key"], tex)
+                    math += 1
             assert all("<" not in t and ">" not in t for t in note.tags)
             for card in note.cards():
                 for side, rendered in (("question", card.question()), ("answer", card.answer())):
@@ -303,6 +319,7 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
                     assert css == f"<style>{MODEL.css}", (note["Key"], css)
                     assert_inert(shown, f"{note['Key']} {side}")
                 assert card.question_av_tags() == [] and card.answer_av_tags() == [], note["Key"]
+        assert math > 0
     finally:
         collection.close()
 

@@ -69,6 +69,9 @@ PAYLOADS: tuple[str, ...] = (
     f"$\\text{{<script>{JS}</script>}}$",
     f'$\\color{{red" onclick="{JS}}}{{x}}$',
     "$\\unicode{x3c}script\\unicode{x3e}$ $\\style{color:red}{x}$",
+    f'$\\class{{x" onclick="{JS}}}{{y}} \\cssId{{a}}{{b}}$ $\\require{{html}}\\data{{on=1}}{{x}}$',
+    f"$\\url{{javascript:{JS}}}$ $\\bbox[background:url(javascript:{JS})]{{x}}$ $\\mmlToken{{mi}}[href=x]{{y}}$",
+    "$x^2$ and $$\\frac{a}{b}$$ stay math",
     # template injection
     "{{ 7*7 }} {{ config }} {% raw %}{% endraw %} ${7*7} #{7*7}",
     # Obsidian and Anki specific
