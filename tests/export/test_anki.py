@@ -119,3 +119,9 @@ def test_sound_and_tts_tags_in_card_text_stay_text() -> None:
     keeps the characters, not the effect (the corpus test checks the backend finds no audio)."""
     assert inert("<p>[sound:a.mp3] [SOUND:b] [anki:tts lang=en_US]x[/anki:tts] [a](b)</p>") == (
         "<p>&#91;sound:a.mp3] &#91;SOUND:b] &#91;anki:tts lang=en_US]x[/anki:tts] [a](b)</p>")
+
+
+def test_tex_that_mathjax_would_make_links_of_is_shown_as_source() -> None:
+    html = field_html("$\\href{javascript:alert(1)}{x}$ and $$\\class{a}{b}$$ but $x^2$")
+    assert '<code class="math-source">$\\href{javascript:alert(1)}{x}$</code>' in html
+    assert '<code class="math-source">$$\\class{a}{b}$$</code>' in html and "\\(x^2\\)" in html

@@ -35,6 +35,11 @@ def test_a_code_span_ends_with_its_paragraph() -> None:
     assert [s.kind for s in segments("`a\nb` c")] == ["code", "text"]
 
 
+def test_tex_that_mathjax_would_make_links_of_is_shown_as_code() -> None:
+    assert to_obsidian("$\\href{javascript:a}{x}$ $x^2$") == "`$\\href{javascript:a}{x}$` $x^2$"
+    assert to_obsidian("$$\n\\style{color:red}{`x`}\n$$") == "``$$\\style{color:red}{`x`}$$``"
+
+
 def test_code_is_verbatim_and_math_is_one_line() -> None:
     src = "`a::b<c>` then $x < y$ and\n\n$$\na\n\n+ b\n$$\n\n```py\nx = a::b\n\ny == z\n```\n~~~\nq ``` r\n~~~"
     out = to_obsidian(src)
