@@ -16,7 +16,8 @@ from tests.utils.db import fresh_database_url
 from tests.utils.server import uvicorn_server
 
 ROOT = Path(__file__).resolve().parents[1]
-SEED_RAW = ROOT.parent / "shared" / "seed" / "000_df0768db638cc9c5.txt"
+# a copy of the bank export ../shared/seed/000_df0768db638cc9c5.txt, so the suite needs nothing outside the repo
+SEED_RAW = ROOT / "tests" / "cards" / "data" / "000_df0768db638cc9c5.txt"
 
 
 @pytest.fixture

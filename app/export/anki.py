@@ -1,11 +1,13 @@
 """The Anki package (genanki): one note per review item (a card, each follow-up) in a bilingual
 note type. Field text is HTML from card Markdown with raw HTML escaped and math left for Anki's
-MathJax as ``\\(..\\)`` / ``\\[..\\]`` (TeX HTML-escaped). GUIDs come from the card slug and item id,
-so importing a newer export updates notes instead of duplicating them.
+MathJax as ``\\(..\\)`` / ``\\[..\\]`` (TeX HTML-escaped; TeX that MathJax would turn into links or
+attributes, :mod:`app.export.tex`, as code). ``[sound:..]`` in card text stays text. GUIDs come
+from the card slug and item id, so importing a newer export updates notes instead of duplicating them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from html import escape
@@ -22,6 +24,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from app.cards.schema import CardDoc, LangText
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
+from app.export.tex import unsafe_tex
 from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
@@ -58,6 +61,9 @@ Rule = Callable[[RendererHTML, Sequence[Token], int, OptionsDict, EnvType], str]
 def _math(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     tok = tokens[idx]
     tex = escape(tok.content.strip(), quote=False)
+    if unsafe_tex(tok.content):  # MathJax would make a link or attributes of it: show the source
+        delim = "$" if tok.type == "math_inline" else "$$"
+        return f'<code class="math-source">{delim}{tex}{delim}</code>'
     if tok.type == "math_inline":
         return f"\\({tex}\\)"
     return f"\\[{tex}\\]" if not tok.block else f"<div>\\[{tex}\\]</div>\n"
@@ -89,6 +95,15 @@ def _parser() -> MarkdownIt:
 def field_html(markdown: str) -> str:
     """Card Markdown as an Anki field: safe HTML, MathJax math, no newlines needed."""
     return _parser().render(markdown).strip() if markdown.strip() else ""
+
+
+_AV_TAG = re.compile(r"\[(?=(?:sound|anki):)", re.IGNORECASE)
+
+
+def inert(html: str) -> str:
+    """Field HTML with Anki's own text markup disarmed: ``[sound:x]`` would play a media file and
+    ``[anki:tts]`` speak, so their bracket becomes ``&#91;`` (the same character on screen)."""
+    return _AV_TAG.sub("&#91;", html)
 
 
 def _join(parts: Sequence[str]) -> str:
@@ -131,15 +146,16 @@ def card_notes(doc: CardDoc, verdicts: Verdicts | None = None) -> list[genanki.N
     extra = _verdicts_html((verdicts or {}).get(doc.slug, ()))
     notes = [genanki.Note(model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, CARD_ITEM),
                           tags=anki_tags(doc, "card"),
-                          fields=[doc.slug, _context(doc), escape(doc.title.zh), escape(doc.title.en),
-                                  answer["zh"], answer["en"], extra])]
+                          fields=[inert(f) for f in (doc.slug, _context(doc), escape(doc.title.zh),
+                                                     escape(doc.title.en), answer["zh"], answer["en"], extra)])]
     title = _title(doc.title)
     for fu in doc.follow_ups:
         notes.append(genanki.Note(
             model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, fu.id),
             tags=anki_tags(doc, "follow-up"),
-            fields=[f"{doc.slug}/{fu.id}", f"{_context(doc)} · {title}", field_html(fu.question.zh),
-                    field_html(fu.question.en), field_html(fu.answer.zh), field_html(fu.answer.en), ""]))
+            fields=[inert(f) for f in (f"{doc.slug}/{fu.id}", f"{_context(doc)} · {title}", field_html(fu.question.zh),
+                                       field_html(fu.question.en), field_html(fu.answer.zh), field_html(fu.answer.en),
+                                       "")]))
     return notes
 
 

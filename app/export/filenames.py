@@ -11,10 +11,14 @@ import re
 import unicodedata
 from pathlib import Path
 
-# OS-forbidden (* " \ / < > : | ?) plus Obsidian link syntax (# ^ [ ]) and control characters.
-_FORBIDDEN = re.compile(r'[*"\\/<>:|?#^\[\]\x00-\x1f\x7f-\x9f]')
-_RESERVED = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(10)),
-                       *(f"LPT{i}" for i in range(10))})
+# OS-forbidden (* " \ / < > : | ?), Obsidian link syntax (# ^ [ ]), math and code delimiters ($ `: a name sits
+# in a [[link]] on a line with other text) and control characters.
+_FORBIDDEN = re.compile(r'[*"\\/<>:|?#^\[\]$`\x00-\x1f\x7f-\x9f]')
+# Windows device names, also with an extension ("nul.txt"); the superscript digits count too.
+_RESERVED = frozenset({"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$",
+                       *(f"{dev}{i}" for dev in ("COM", "LPT") for i in (*"0123456789", "¹", "²", "³"))})
+# Invisible format characters (bidi overrides that make "exe.txt" read "txt.exe", zero-width joiners).
+_FORMAT = re.compile(r"[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 MAX_NAME_BYTES = 120  # leaves room for " 99" and ".md" under the common 255-byte limit
 
 
@@ -26,7 +30,7 @@ def safe_name(title: str, *, fallback: str = "untitled", max_bytes: int = MAX_NA
     """A file name (without extension) for ``title`` that is valid on Windows, macOS, Linux and
     in an Obsidian link; never empty, never ``.``/``..``, never a reserved device name."""
     name = unicodedata.normalize("NFC", title)
-    name = _FORBIDDEN.sub(" ", name)
+    name = _FORBIDDEN.sub(" ", _FORMAT.sub("", name))
     while "%%" in name:
         name = name.replace("%%", "%")
     name = re.sub(r"={2,}", "=", name)  # '==' is a highlight (a cloze card) next to the link
@@ -69,7 +73,9 @@ def safe_join(root: Path, relative: str) -> Path:
     base = root.resolve()
     if relative.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", relative):
         raise UnsafePathError(f"absolute export path {relative!r}; export paths must be relative")
-    target = (base / relative).resolve()
+    if "\x00" in relative:
+        raise UnsafePathError(f"export path {relative!r} holds a NUL byte")
+    target = (base / relative.replace("\\", "/")).resolve()  # a backslash separates on Windows
     if target == base or not target.is_relative_to(base):
         raise UnsafePathError(f"export path {relative!r} resolves to {target}, outside {base}")
     return target

@@ -22,7 +22,7 @@ import yaml
 from app.cards.schema import SECTION_TITLES, CardDoc, Label, LangText
 from app.export.deck import Verdicts
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
-from app.export.obsidian_text import neutralise_text, one_block, to_obsidian
+from app.export.obsidian_text import one_block, to_obsidian
 from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 VAULT_ROOT = "proofdeck"
@@ -62,8 +62,8 @@ def both(text: LangText) -> str:
 
 
 def one_line(text: str) -> str:
-    """Neutralised text for a heading, list item or link line."""
-    return neutralise_text(re.sub(r"\s+", " ", text).strip())
+    """Neutralised text for a heading, list item or link line (its code and math handled as in a section)."""
+    return to_obsidian(re.sub(r"\s+", " ", text).strip())
 
 
 @dataclass

@@ -5,15 +5,20 @@ Obsidian comments (``%%``), wikilinks/embeds (``[[``), inline tags (``#tag``), l
 non-web scheme (``javascript:``), and everything the Spaced Repetition plugin would turn into a
 card (``::``, ``==highlight==``, a ``?`` / ``??`` line) are escaped with Markdown backslashes or
 entities, so they render as the same characters. Math is kept as ``$...$`` / ``$$...$$`` on one
-line (no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``). Code is kept verbatim
-(``~~~`` fences become backtick fences, which the plugin skips).
+line (no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``); a formula MathJax would
+turn into a link or attributes (``\\href``, :mod:`app.export.tex`) is shown as code instead. Code is
+kept verbatim (``~~~`` fences become backtick fences, which the plugin skips).
 """
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import unquote
+
+from app.export.tex import unsafe_tex
 
 Kind = Literal["text", "code", "math", "display"]
 
@@ -26,11 +31,17 @@ class Segment:
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _SAFE_SCHEMES = ("http:", "https:", "mailto:")
-_LINK_DEST = re.compile(r"\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.\-]*:)")
-_REF_DEF = re.compile(r"^(\s*\[[^\]]*\]):(\s*<?\s*[A-Za-z][A-Za-z0-9+.\-]*:)", re.M)
+# A link destination (inline or in a reference definition) and what a renderer reads in it once
+# entities, backslash escapes and %-escapes are decoded and whitespace/controls dropped.
+_LINK_DEST = re.compile(r"\]\(\s*([^\s)]*)")
+_REF_DEF = re.compile(r"^(\s*\[[^\]]*\]):(\s*([^\s]*))", re.M)
+_MD_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.\-]*):")
+_DROPPED = re.compile(r"[\x00-\x20\x7f<]+")
 _INLINE_TAG = re.compile(r"(?<![\w&\\])#(?=[^\s#])")
 _DOUBLED = re.compile(r"([%:=])(?=\1)")  # '%%' comment, '::' card, '==' cloze: split with a backslash
 _SPECIAL = re.compile(r"[\\`$]")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SR_LINE = re.compile(r"^(\s*)(\?{1,2})(\s*)$", re.M)
 
 
@@ -96,7 +107,7 @@ def _inline_segments(text: str) -> list[Segment]:
         if c == "`":
             run = len(text[i:]) - len(text[i:].lstrip("`"))
             close = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(text, i + run)
-            if close:
+            if close and not _BLANK_LINE.search(text, i, close.start()):  # a code span ends with its paragraph
                 flush()
                 out.append(Segment("code", text[i : close.end()]))
                 i = close.end()
@@ -146,15 +157,26 @@ def _closing_dollar(text: str, start: int) -> int | None:
     return None
 
 
+def unsafe_destination(dest: str) -> bool:
+    """Whether a link destination names a scheme other than http(s)/mailto once decoded the ways a
+    Markdown renderer and a browser would (``&#106;avascript:``, ``java%09script:``, ``javascript\\:``)."""
+    decoded = dest
+    for _ in range(3):  # nested encodings (``&amp;#106;``) decode again
+        decoded = unquote(html.unescape(_MD_ESCAPE.sub(r"\1", decoded)))
+    m = _SCHEME.match(_DROPPED.sub("", decoded).lower())
+    return m is not None and f"{m.group(1)}:" not in _SAFE_SCHEMES
+
+
 def neutralise_text(text: str) -> str:
     """Plain Markdown text that renders the same characters and creates no markup Obsidian acts on."""
     text = text.replace("<", "&lt;")
     text = _DOUBLED.sub(r"\1\\", text)
     text = text.replace("[[", "[\\[")
     text = _INLINE_TAG.sub(r"\\#", text)
-    text = _LINK_DEST.sub(lambda m: m.group(0) if m.group(1).lower() in _SAFE_SCHEMES
-                          else m.group(0).replace("](", "]\\(", 1), text)
-    text = _REF_DEF.sub(r"\1\\:\2", text)
+    text = _LINK_DEST.sub(lambda m: m.group(0).replace("](", "]\\(", 1) if unsafe_destination(m.group(1))
+                          else m.group(0), text)
+    text = _REF_DEF.sub(lambda m: f"{m.group(1)}\\:{m.group(2)}" if unsafe_destination(m.group(3))
+                        else m.group(0), text)
     return _SR_LINE.sub(r"\1\\\2\3", text)
 
 
@@ -175,14 +197,32 @@ def to_obsidian(markdown: str) -> str:
     parts: list[str] = []
     for seg in segments(markdown):
         if seg.kind == "text":
-            parts.append(neutralise_text(seg.text))
+            parts.append(neutralise_text(_STRAY.sub(_escape_stray, seg.text)))
         elif seg.kind == "code":
             parts.append(seg.text)
+        elif unsafe_tex(seg.text):  # MathJax would make a link or attributes of it: show the source
+            parts.append(_code_span("$" * (1 + (seg.kind == "display")), seg.text))
         elif seg.kind == "math":
             parts.append(f"${clean_tex(seg.text)}$")
         else:
             parts.append(f"$${clean_tex(seg.text)}$$")
     return "".join(parts)
+
+
+_STRAY = re.compile(r"\\.|[`$]", re.S)
+
+
+def _escape_stray(m: re.Match[str]) -> str:
+    """A ``$`` or backtick left in plain text opens nothing here; escaped, it cannot pair with one in
+    the text next to it on the note's line either (a title, a file name, the next section)."""
+    return m.group(0) if len(m.group(0)) == 2 else "\\" + m.group(0)
+
+
+def _code_span(delim: str, tex: str) -> str:
+    text = delim + " ".join(tex.split()) + delim
+    ticks = "`" * (_longest_run(text, "`") + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")

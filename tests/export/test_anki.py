@@ -14,7 +14,7 @@ from anki.collection import Collection, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageOptions
 
 from app.cards.schema import CardDoc, LangText
-from app.export.anki import FIELDS, field_html, write_package
+from app.export.anki import FIELDS, field_html, inert, write_package
 from tests.export.test_handbook import live_markup
 
 T0 = 1_764_000_000.0
@@ -112,3 +112,16 @@ def test_no_live_markup_in_any_field(deck: list[CardDoc], verdicts: dict[str, li
             assert not re.search(r"<img|<iframe|<svg", value, re.I)
             checked += 1
     assert checked == items(docs) * len(FIELDS)
+
+
+def test_sound_and_tts_tags_in_card_text_stay_text() -> None:
+    """Anki plays ``[sound:x]`` and speaks ``[anki:tts]`` wherever they appear in a field: card text
+    keeps the characters, not the effect (the corpus test checks the backend finds no audio)."""
+    assert inert("<p>[sound:a.mp3] [SOUND:b] [anki:tts lang=en_US]x[/anki:tts] [a](b)</p>") == (
+        "<p>&#91;sound:a.mp3] &#91;SOUND:b] &#91;anki:tts lang=en_US]x[/anki:tts] [a](b)</p>")
+
+
+def test_tex_that_mathjax_would_make_links_of_is_shown_as_source() -> None:
+    html = field_html("$\\href{javascript:alert(1)}{x}$ and $$\\class{a}{b}$$ but $x^2$")
+    assert '<code class="math-source">$\\href{javascript:alert(1)}{x}$</code>' in html
+    assert '<code class="math-source">$$\\class{a}{b}$$</code>' in html and "\\(x^2\\)" in html

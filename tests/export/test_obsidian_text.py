@@ -16,10 +16,28 @@ from tests.utils import srplugin
     ("#tag and # heading-ish and &#35;", "\\#tag and # heading-ish and &#35;"),
     ("[x](javascript:alert(1)) [y](https://ok.example)", "[x]\\(javascript:alert(1)) [y](https://ok.example)"),
     ("[ref]: javascript:alert(1)", "[ref]\\: javascript:alert(1)"),
+    # script URLs however they are encoded (entities, %-escapes, backslash escapes, whitespace)
+    ("[x](&#106;avascript:a) [y](javascript&colon;a)", "[x]\\(&#106;avascript:a) [y]\\(javascript&colon;a)"),
+    ("[x](java%09script:a) [y](javascript\\:a)", "[x]\\(java%09script:a) [y]\\(javascript\\:a)"),
+    ("[x](&amp;#106;avascript:a) [y]( JaVaScRiPt:a)", "[x]\\(&amp;\\#106;avascript:a) [y]\\( JaVaScRiPt:a)"),
+    ("[ref]: &#106;avascript:a\n[ok]: https://x.example", "[ref]\\: &#106;avascript:a\n[ok]: https://x.example"),
+    ("[rel](img/a.png) [mail](mailto:a@b.c)", "[rel](img/a.png) [mail](mailto:a@b.c)"),
     ("?\n??", "\\?\n\\??"),
 ])
 def test_plain_text_is_neutralised(source: str, expected: str) -> None:
     assert to_obsidian(source) == expected
+
+
+def test_a_code_span_ends_with_its_paragraph() -> None:
+    """Obsidian closes no code span across a blank line, so neither may we: the HTML between stays escaped."""
+    assert to_obsidian("`a\n\n<script>x</script>\n\nb`") == "\\`a\n\n&lt;script>x&lt;/script>\n\nb\\`"
+    assert to_obsidian("a $ b ` c \\$ d") == "a \\$ b \\` c \\$ d"  # stray: escaped, so nothing pairs with them
+    assert [s.kind for s in segments("`a\nb` c")] == ["code", "text"]
+
+
+def test_tex_that_mathjax_would_make_links_of_is_shown_as_code() -> None:
+    assert to_obsidian("$\\href{javascript:a}{x}$ $x^2$") == "`$\\href{javascript:a}{x}$` $x^2$"
+    assert to_obsidian("$$\n\\style{color:red}{`x`}\n$$") == "``$$\\style{color:red}{`x`}$$``"
 
 
 def test_code_is_verbatim_and_math_is_one_line() -> None:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from app.render.markdown import render_markdown
 from tests.utils.html import assert_safe, unsafe_markup
+from tests.utils.xss import PAYLOADS
 
 XSS_CORPUS = [
     "<script>alert(1)</script>",
@@ -47,6 +48,7 @@ XSS_CORPUS = [
     r"$x \onerror{alert(1)}$",
     r"$\unicode{x3c}script\unicode{x3e}$",
     r"$\mathrm{a&b}$",
+    *PAYLOADS,  # the shared corpus (tests/utils/xss.py), also run through every output by tests/security/
 ]
 
 

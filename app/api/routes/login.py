@@ -6,6 +6,7 @@ keeps only its hash. Tokens never reach the logs (``app.main`` redacts ``token=`
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Request
@@ -23,8 +24,10 @@ SESSION_DAYS = 30
 
 
 def _safe_next(target: str | None) -> str:
-    """Only same-site paths (``/quiz``), never ``//host`` or ``javascript:``."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+    """Only same-site paths (``/quiz``), never ``//host`` or ``javascript:``; no whitespace or control
+    character, which a browser drops from a URL (``/<TAB>/host`` would become ``//host``)."""
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target \
+            and not re.search(r"[\x00-\x20\x7f]", target):
         return target
     return "/quiz"
 
