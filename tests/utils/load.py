@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 import statistics
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -173,9 +174,24 @@ async def _drive(port: int, clients: list[Reviewer], seconds: float, mode: str, 
 
 
 def run_load(port: int, clients: list[Reviewer], seconds: float, mode: str = "review") -> LoadResult:
-    """Every client in one event loop for ``seconds``: ``mode`` "review" (POST answers) or "healthz"."""
+    """Every client in one event loop for ``seconds``: ``mode`` "review" (POST answers) or "healthz".
+
+    The loop runs in its own thread: the caller's may already run one (Playwright's sync API does).
+    """
     result = LoadResult()
-    asyncio.run(_drive(port, clients, seconds, mode, result))
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(_drive(port, clients, seconds, mode, result))
+        except BaseException as exc:  # re-raised in the caller
+            errors.append(exc)
+
+    thread = threading.Thread(target=target, name="review-load")
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
     return result
 
 
