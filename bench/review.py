@@ -29,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.utils.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
+
 N_CARDS = 1000
 N_LOGS = 100_000
 
@@ -110,31 +112,6 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
             conn.execute(insert(ReviewLog), logs[i:i + 10_000])
     engine.dispose()
     return url, token, sorted(due_now)
-
-
-class Conn:
-    """One keep-alive HTTP/1.1 connection; just enough parsing for uvicorn's replies."""
-
-    def __init__(self, host: str, port: int, token: str) -> None:
-        self.host, self.port, self.auth = host, port, f"Authorization: Bearer {token}\r\n"
-
-    async def open(self) -> None:
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-
-    async def request(self, method: str, path: str, body: bytes = b"", extra: str = "") -> tuple[int, bytes]:
-        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{self.auth}{extra}"
-                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
-        self.writer.write(head.encode() + body)
-        status_line = await self.reader.readline()
-        length = 0
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            if line[:15].lower() == b"content-length:":
-                length = int(line[15:])
-        data = await self.reader.readexactly(length)
-        return int(status_line.split()[1]), data
 
 
 async def drive(port: int, token: str, seconds: float, clients: int, mode: str,

@@ -255,20 +255,34 @@ def submit_review(engine: Engine, user_id: int, *, item_id: int, rating: object 
         raise BadAnswer(f"duration_ms must be between 0 and 86400000; got {duration_ms}")
 
     def work(s: Session) -> dict[str, Any]:
-        old = s.exec(select(ReviewLog).where(ReviewLog.user_id == user_id, ReviewLog.idempotency_key == key)).first()
+        if engine.dialect.name != "sqlite":  # concurrent answers of one item queue on its state row (SQLite:
+            s.exec(select(ItemState.id).where(  # run_write already serialises writers)
+                ItemState.user_id == user_id, ItemState.item_id == item_id).with_for_update()).first()
+        def stored() -> ReviewLog | None:
+            return s.exec(select(ReviewLog).where(ReviewLog.user_id == user_id,
+                                                  ReviewLog.idempotency_key == key)).first()
+
+        old = stored()
         if old is not None:
             return _replay(old, item_id, key)
-        return _grade(s, user_id, item_id, rating, typed_answer, showing_id, duration_ms, key, now, fuzz, settings)
-
-    try:
-        return run_write(engine, work)
-    except IntegrityError:
-        with Session(engine) as s:  # a concurrent retry with the same key won the race: answer as it did
-            old = s.exec(select(ReviewLog).where(ReviewLog.user_id == user_id,
-                                                 ReviewLog.idempotency_key == key)).first()
+        try:
+            return _grade(s, user_id, item_id, rating, typed_answer, showing_id, duration_ms, key, now, fuzz,
+                          settings)
+        except NotDue:
+            old = stored()  # the same key committed between our two reads (PostgreSQL: read committed)
             if old is None:
                 raise
             return _replay(old, item_id, key)
+
+    for attempt in range(3):
+        try:
+            return run_write(engine, work)
+        except IntegrityError:
+            # a concurrent answer of the same item (its first state row) or with the same key committed
+            # first: run again, which replays that answer or says the item is not due (409)
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _replay(old: ReviewLog, item_id: int, key: str) -> dict[str, Any]:
