@@ -7,8 +7,9 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 
 from app.api.deps import AdminUser
+from app.api.errors import errors
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(prefix="/api/admin", tags=["admin"], responses=errors(401, 403, 422))
 
 
 @router.post("/sync")

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from sqlmodel import select
 
 from app.api.deps import SessionDep
+from app.api.errors import IdPath, errors
 from app.models.card import Card
 from app.models.verification import ClaimVerdict, VerificationRun
 from app.verification.store import latest_verdicts
@@ -64,7 +65,7 @@ def verdict_public(v: ClaimVerdict) -> VerdictPublic:
                          condition=v.condition, reason_zh=v.reason_zh, reason_en=v.reason_en)
 
 
-@router.get("/api/cards/{slug}/verification", response_model=CardVerification)
+@router.get("/api/cards/{slug}/verification", response_model=CardVerification, responses=errors(404))
 def card_verification(slug: str, session: SessionDep) -> CardVerification:
     """The latest verdict for each of the card's claims, and which machine and backend produced them."""
     if session.exec(select(Card.id).where(Card.slug == slug)).first() is None:
@@ -74,8 +75,8 @@ def card_verification(slug: str, session: SessionDep) -> CardVerification:
                             verdicts=[verdict_public(v) for v in verdicts])
 
 
-@router.get("/api/verification/runs/{run_id}", response_model=RunPublic)
-def get_run(run_id: int, session: SessionDep) -> RunPublic:
+@router.get("/api/verification/runs/{run_id}", response_model=RunPublic, responses=errors(404, 422))
+def get_run(run_id: IdPath, session: SessionDep) -> RunPublic:
     run = session.get(VerificationRun, run_id)
     if run is None:
         raise HTTPException(404, detail=f"no verification run with id {run_id}")
