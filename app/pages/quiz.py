@@ -21,7 +21,8 @@ STATIC = Path(__file__).resolve().parents[1] / "static"
 ASSETS = {"quiz.css": "text/css", "quiz.js": "text/javascript"}
 router = APIRouter(tags=["pages"])
 MIN_REVIEWS_TO_OPTIMIZE = 512
-TO_LOGIN = {303: {"description": "Not signed in: redirect to /login (or, after saving, back to the page)"}}
+TO_LOGIN: dict[int | str, dict[str, Any]] = {
+    303: {"description": "Not signed in: redirect to /login (or, after saving, back to the page)"}}
 
 
 def page_headers() -> dict[str, str]:

@@ -8,7 +8,7 @@ Guessing is slowed: repeated failures from one address (for one username) answer
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -24,7 +24,7 @@ from app.srs.writes import run_write
 
 router = APIRouter(tags=["login"])
 SESSION_DAYS = 30
-REDIRECT = {303: {"description": "Signed in (or out): go to the page asked for"}}
+REDIRECT: dict[int | str, dict[str, Any]] = {303: {"description": "Signed in (or out): go to the page asked for"}}
 
 
 def _safe_next(target: str | None) -> str:
