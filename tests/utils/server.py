@@ -24,21 +24,26 @@ def free_port() -> int:
 
 @contextmanager
 def uvicorn_server(database_url: str, cards_dir: Path, *, env: dict[str, str] | None = None,
-                   workers: int = 1, timeout: float = 30.0) -> Iterator[str]:
-    """Start ``uvicorn app.main:app`` on a free loopback port; yield its base URL; always stop it."""
+                   workers: int = 1, timeout: float = 30.0, log_level: str = "warning",
+                   log_file: Path | None = None) -> Iterator[str]:
+    """Start ``uvicorn app.main:app`` on a free loopback port; yield its base URL; always stop it.
+
+    ``log_file``: the server's stdout and stderr go there (read it after the block), not to a pipe.
+    """
     port = free_port()
     proc_env = {**os.environ, "PROOFDECK_DATABASE_URL": database_url, "PROOFDECK_CARDS_DIR": str(cards_dir),
                 "PYTHONUNBUFFERED": "1", **(env or {})}
     cmd = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "warning", "--workers", str(workers)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=proc_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+           "--log-level", log_level, "--workers", str(workers)]
+    sink = log_file.open("wb") if log_file is not None else None
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=proc_env, stdout=sink or subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+                output = proc.stdout.read().decode(errors="replace") if proc.stdout else log_file.read_text()
                 raise RuntimeError(f"uvicorn exited with {proc.returncode}:\n{output}")
             try:
                 if httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200:
@@ -59,3 +64,5 @@ def uvicorn_server(database_url: str, cards_dir: Path, *, env: dict[str, str] | 
                 proc.wait()
         if proc.stdout:
             proc.stdout.close()
+        if sink is not None:
+            sink.close()
