@@ -67,8 +67,9 @@ def bar_chart(values: list[float], labels: list[str], *, width: int = 640, heigh
 @router.post("/quiz/settings", status_code=303, response_class=RedirectResponse,
              responses={**TO_LOGIN, **errors(400, 422)})
 def save_settings(request: Request, user: OptionalUser, session: SessionDep,
-                  desired_retention: Annotated[float, Form()], new_per_day: Annotated[int, Form()],
-                  language: Annotated[str, Form()]) -> Response:
+                  desired_retention: Annotated[float, Form(json_schema_extra={"minimum": 0.7, "maximum": 0.99})],
+                  new_per_day: Annotated[int, Form(json_schema_extra={"minimum": 0, "maximum": 500})],
+                  language: Annotated[str, Form(json_schema_extra={"enum": ["zh", "en", "both"]})]) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)

@@ -36,7 +36,9 @@ def list_cards(
     q: Annotated[str | None, Query(description="Words to find in either language (all must match), "
                                                "e.g. `优化器状态` or `optimizer`.")] = None,
     retired: Annotated[bool, Query(description="Include retired cards (removed from cards/).")] = False,
-    limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.")] = 50,
+    # The range is documented here and enforced by find_cards, whose message says how to fix it.
+    limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.",
+                                json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})] = 50,
     offset: Offset = 0,
 ) -> CardsPublic:
     """Cards in (module, topic, slug) order; retired cards only with ``retired=true``."""

@@ -90,8 +90,10 @@ def login_page(request: Request, session: SessionDep, user: OptionalUser, token:
 
 @router.post("/login", response_class=HTMLResponse,
              responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
-def login_password(request: Request, session: SessionDep, username: Annotated[str, Form(max_length=64)],
-                   password: Annotated[str, Form(max_length=200)], next: Annotated[str, Form()] = "/quiz") -> Response:
+def login_password(request: Request, session: SessionDep,
+                   username: Annotated[str, Form(min_length=1, max_length=64)],
+                   password: Annotated[str, Form(min_length=1, max_length=200)],
+                   next: Annotated[str, Form()] = "/quiz") -> Response:  # noqa: A002
     key = _key(request, username)
     if (locked := _locked(request, key, next)) is not None:
         return locked

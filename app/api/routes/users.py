@@ -8,7 +8,7 @@ from sqlmodel import Session, col, select
 
 from app.api.deps import AdminUser, CurrentUser, SessionDep
 from app.api.errors import IdPath, errors
-from app.auth.users import UserError, create_user, issue_token
+from app.auth.users import MIN_PASSWORD, USERNAME_RE, UserError, create_user, issue_token
 from app.models.user import User, UserPublic
 from app.srs.writes import run_write
 
@@ -33,9 +33,11 @@ class TokenCreated(BaseModel):
 
 
 class UserCreate(BaseModel):
-    username: str = Field(max_length=64)
+    """Pattern and minimum length are documented here, checked by ``create_user`` (its messages say how to fix)."""
+
+    username: str = Field(max_length=64, json_schema_extra={"pattern": USERNAME_RE.pattern})
     is_admin: bool = False
-    password: str | None = Field(default=None, max_length=200)
+    password: str | None = Field(default=None, max_length=200, json_schema_extra={"minLength": MIN_PASSWORD})
 
 
 def _public(u: User) -> UserPublic:
