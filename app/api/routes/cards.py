@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query
 
 from app.api.deps import SessionDep
-from app.api.errors import Offset, errors
+from app.api.errors import errors
 from app.api.schemas.cards import CardDetail, CardsPublic
 from app.cards.catalog import (
     MAX_LIMIT,
@@ -39,7 +39,7 @@ def list_cards(
     # The range is documented here and enforced by find_cards, whose message says how to fix it.
     limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.",
                                 json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})] = 50,
-    offset: Offset = 0,
+    offset: Annotated[int, Query(description="Rows to skip.", json_schema_extra={"minimum": 0})] = 0,
 ) -> CardsPublic:
     """Cards in (module, topic, slug) order; retired cards only with ``retired=true``."""
     f = CardFilter(module=module, topic=topic, difficulty=difficulty, tag=tag, q=q, include_retired=retired)
