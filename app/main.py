@@ -11,6 +11,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 
+from app.api.guards import RejectNul
 from app.api.main import api_router, install_pages
 from app.auth.ratelimit import LoginLimiter
 from app.core.config import settings
@@ -86,6 +87,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
     application.include_router(api_router)
     install_pages(application)
+    application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application
 
 

@@ -32,7 +32,7 @@ def page_headers() -> dict[str, str]:
             "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
 
 
-@router.get("/quiz/assets/{name}", responses=errors(404))
+@router.get("/quiz/assets/{name}", responses=errors(404, 422))
 def asset(name: str) -> FileResponse:
     if name not in ASSETS:
         raise HTTPException(404, detail=f"no asset {name!r}")

@@ -27,7 +27,7 @@ def _disposition(kind: str, ascii_name: str, name: str | None = None) -> dict[st
 
 
 @router.get("/cards/{slug}.md", response_class=Response,
-            responses={200: {"content": {"text/markdown": {}}}, **errors(404)})
+            responses={200: {"content": {"text/markdown": {}}}, **errors(404, 422)})
 def card_markdown(slug: str, session: SessionDep) -> Response:
     """One card as an Obsidian note; its wikilinks use the vault's file names."""
     try:

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from app.api.deps import OptionalUser, SessionDep
 from app.api.errors import html_errors, json_errors_on_page
+from app.api.guards import NO_NUL
 from app.auth.ratelimit import Key, LoginLimiter
 from app.auth.users import SESSION_COOKIE, issue_token, revoke_session, user_for_password, user_for_token
 from app.models.user import User
@@ -91,7 +92,7 @@ def login_page(request: Request, session: SessionDep, user: OptionalUser, token:
 @router.post("/login", response_class=HTMLResponse,
              responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
 def login_password(request: Request, session: SessionDep,
-                   username: Annotated[str, Form(min_length=1, max_length=64)],
+                   username: Annotated[str, Form(min_length=1, max_length=64, pattern=NO_NUL)],
                    password: Annotated[str, Form(min_length=1, max_length=200)],
                    next: Annotated[str, Form()] = "/quiz") -> Response:  # noqa: A002
     key = _key(request, username)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.api.deps import CurrentUser, SessionDep, user_settings
 from app.api.errors import MAX_ID, IdPath, Offset, errors
+from app.api.guards import NO_NUL
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
@@ -26,10 +27,10 @@ class ReviewIn(BaseModel):
 
     item_id: int = Field(ge=1, le=MAX_ID)
     rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
-    typed_answer: str | None = Field(default=None, max_length=100)
+    typed_answer: str | None = Field(default=None, max_length=100, pattern=NO_NUL)
     showing_id: int | None = Field(default=None, ge=1, le=MAX_ID)
     duration_ms: int | None = None
-    idempotency_key: str | None = Field(default=None, max_length=128)
+    idempotency_key: str | None = Field(default=None, max_length=128, pattern=NO_NUL)
 
 
 def _raise(exc: Exception) -> HTTPException:

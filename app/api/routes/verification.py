@@ -65,7 +65,8 @@ def verdict_public(v: ClaimVerdict) -> VerdictPublic:
                          condition=v.condition, reason_zh=v.reason_zh, reason_en=v.reason_en)
 
 
-@router.get("/api/cards/{slug}/verification", response_model=CardVerification, responses=errors(404))
+@router.get("/api/cards/{slug}/verification", response_model=CardVerification,
+            responses=errors(404, 422))
 def card_verification(slug: str, session: SessionDep) -> CardVerification:
     """The latest verdict for each of the card's claims, and which machine and backend produced them."""
     if session.exec(select(Card.id).where(Card.slug == slug)).first() is None:
