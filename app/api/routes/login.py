@@ -67,8 +67,8 @@ def _locked(request: Request, key: Key, target: str) -> HTMLResponse | None:
     wait = _limiter(request).retry_after(key)
     if wait is None:
         return None
-    return _form(request, error=f"Too many failed attempts. Try again in {wait} seconds.", status=429,
-                 target=target, headers={"Retry-After": str(wait)})
+    message = f"失败次数过多，请 {wait} 秒后再试。Too many failed attempts. Try again in {wait} seconds."
+    return _form(request, error=message, status=429, target=target, headers={"Retry-After": str(wait)})
 
 
 @router.get("/login", response_class=HTMLResponse,
