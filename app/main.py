@@ -12,7 +12,9 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from app.api.guards import RejectNul
 from app.api.main import api_router, install_pages
+from app.auth.ratelimit import LoginLimiter
 from app.core.config import settings
 from app.core.db import get_engine, init_db
 from app.core.logging import log, setup_logging
@@ -88,9 +90,11 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
+    application.state.login_limiter = LoginLimiter()  # per process: see app/auth/ratelimit.py
     application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
     application.include_router(api_router)
     install_pages(application)
+    application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application
 
 

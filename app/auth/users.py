@@ -14,6 +14,7 @@ from app.models.user import ApiToken, User, UserSettings
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SESSION_COOKIE = "proofdeck_session"
+MIN_PASSWORD = 8
 
 
 class UserError(ValueError):
@@ -21,7 +22,7 @@ class UserError(ValueError):
 
 
 def validate_username(name: str) -> str:
-    if not USERNAME_RE.match(name):
+    if not USERNAME_RE.fullmatch(name):  # not .match: its '$' also matches before a final newline
         raise UserError(f"username {name!r} is invalid: use 1-64 letters, digits, '_', '.', '-' "
                         "starting with a letter or digit")
     return name
@@ -33,8 +34,8 @@ def create_user(session: Session, username: str, *, is_admin: bool = False,
     validate_username(username)
     if session.exec(select(User).where(User.username == username)).first() is not None:
         raise UserError(f"user {username!r} already exists; pick another name")
-    if password is not None and len(password) < 8:
-        raise UserError("password is too short: use at least 8 characters")
+    if password is not None and len(password) < MIN_PASSWORD:
+        raise UserError(f"password is too short: use at least {MIN_PASSWORD} characters")
     user = User(username=username, is_admin=is_admin,
                 password_hash=hash_password(password) if password else None)
     session.add(user)

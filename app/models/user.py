@@ -67,8 +67,12 @@ class SettingsPublic(SQLModel):
 
 
 class SettingsUpdate(SQLModel):
-    """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both)."""
+    """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both).
 
-    desired_retention: float | None = None
-    new_per_day: int | None = None
-    language: str | None = None
+    The ranges are also in the OpenAPI schema (``json_schema_extra``), so clients see them.
+    """
+
+    desired_retention: float | None = Field(default=None, schema_extra={"json_schema_extra": {
+        "minimum": 0.7, "maximum": 0.99}})
+    new_per_day: int | None = Field(default=None, schema_extra={"json_schema_extra": {"minimum": 0, "maximum": 500}})
+    language: str | None = Field(default=None, schema_extra={"json_schema_extra": {"enum": [*LANGUAGES, None]}})

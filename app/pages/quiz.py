@@ -10,6 +10,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from fastapi.templating import Jinja2Templates
 
 from app.api.deps import OptionalUser, SessionDep
+from app.api.errors import errors
 from app.core.config import PROJECT_ROOT
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.review import settings_for
@@ -20,6 +21,8 @@ templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
 STATIC = Path(__file__).resolve().parents[1] / "static"
 ASSETS = {"quiz.css": "text/css", "quiz.js": "text/javascript"}
 router = APIRouter(tags=["pages"])
+TO_LOGIN: dict[int | str, dict[str, Any]] = {
+    303: {"description": "Not signed in: redirect to /login (or, after saving, back to the page)"}}
 
 
 def page_headers() -> dict[str, str]:
@@ -29,14 +32,14 @@ def page_headers() -> dict[str, str]:
             "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
 
 
-@router.get("/quiz/assets/{name}")
+@router.get("/quiz/assets/{name}", responses=errors(404, 422))
 def asset(name: str) -> FileResponse:
     if name not in ASSETS:
         raise HTTPException(404, detail=f"no asset {name!r}")
     return FileResponse(STATIC / name, media_type=ASSETS[name], headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/quiz", response_class=HTMLResponse)
+@router.get("/quiz", response_class=HTMLResponse, responses=TO_LOGIN)
 def quiz(request: Request, user: OptionalUser, session: SessionDep) -> Response:
     if user is None:
         return RedirectResponse("/login?next=/quiz", status_code=303)
@@ -61,10 +64,12 @@ def bar_chart(values: list[float], labels: list[str], *, width: int = 640, heigh
     return {"width": width, "height": height, "pad": pad, "top": top, "bars": bars, "base": height - pad}
 
 
-@router.post("/quiz/settings")
+@router.post("/quiz/settings", status_code=303, response_class=RedirectResponse,
+             responses={**TO_LOGIN, **errors(400, 422)})
 def save_settings(request: Request, user: OptionalUser, session: SessionDep,
-                  desired_retention: Annotated[float, Form()], new_per_day: Annotated[int, Form()],
-                  language: Annotated[str, Form()]) -> Response:
+                  desired_retention: Annotated[float, Form(json_schema_extra={"minimum": 0.7, "maximum": 0.99})],
+                  new_per_day: Annotated[int, Form(json_schema_extra={"minimum": 0, "maximum": 500})],
+                  language: Annotated[str, Form(json_schema_extra={"enum": ["zh", "en", "both"]})]) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
@@ -76,7 +81,7 @@ def save_settings(request: Request, user: OptionalUser, session: SessionDep,
     return RedirectResponse("/quiz/stats", status_code=303)
 
 
-@router.get("/quiz/stats", response_class=HTMLResponse)
+@router.get("/quiz/stats", response_class=HTMLResponse, responses=TO_LOGIN)
 def stats_page(request: Request, user: OptionalUser, session: SessionDep) -> Response:
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)

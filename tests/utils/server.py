@@ -26,13 +26,13 @@ def free_port() -> int:
 
 def spawn_uvicorn(database_url: str, cards_dir: Path, port: int, *, env: dict[str, str] | None = None,
                   workers: int = 1, output: IO[bytes] | None = None, app: str = "app.main:app",
-                  extra_args: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+                  extra_args: tuple[str, ...] = (), log_level: str = "warning") -> subprocess.Popen[bytes]:
     """Start uvicorn in its own process group (so ``os.killpg`` reaches every worker); ``output``: a file
     for its log (else a pipe, read only when it fails to start)."""
     proc_env = {**os.environ, "PROOFDECK_DATABASE_URL": database_url, "PROOFDECK_CARDS_DIR": str(cards_dir),
                 "PYTHONUNBUFFERED": "1", **(env or {})}
     cmd = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "warning", "--workers", str(workers), *extra_args]
+           "--log-level", log_level, "--workers", str(workers), *extra_args]
     return subprocess.Popen(cmd, cwd=ROOT, env=proc_env, stdout=output or subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
 
@@ -70,13 +70,21 @@ def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
 
 @contextmanager
 def uvicorn_server(database_url: str, cards_dir: Path, *, env: dict[str, str] | None = None,
-                   workers: int = 1, timeout: float = 30.0, output: IO[bytes] | None = None) -> Iterator[str]:
-    """Start ``uvicorn app.main:app`` on a free loopback port; yield its base URL; always stop it."""
+                   workers: int = 1, timeout: float = 30.0, output: IO[bytes] | None = None,
+                   log_level: str = "warning", log_file: Path | None = None) -> Iterator[str]:
+    """Start ``uvicorn app.main:app`` on a free loopback port; yield its base URL; always stop it.
+
+    ``log_file``: the server's stdout and stderr go there (read it after the block), not to a pipe.
+    """
     port = free_port()
-    proc = spawn_uvicorn(database_url, cards_dir, port, env=env, workers=workers, output=output)
+    sink = log_file.open("wb") if log_file is not None else None
+    proc = spawn_uvicorn(database_url, cards_dir, port, env=env, workers=workers, output=output or sink,
+                         log_level=log_level)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(proc, base, timeout)
         yield base
     finally:
         stop(proc)
+        if sink is not None:
+            sink.close()

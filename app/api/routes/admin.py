@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel
 
 from app.api.deps import AdminUser
+from app.api.errors import errors
 
-router = APIRouter(prefix="/api/admin", tags=["admin"])
+router = APIRouter(prefix="/api/admin", tags=["admin"], responses=errors(401, 403, 422))
+
+
+class SyncResult(BaseModel):
+    """Slugs added, updated and retired by the sync; how many were unchanged."""
+
+    added: list[str]
+    updated: list[str]
+    unchanged: int
+    retired: list[str]
 
 
 @router.post("/sync")
-def sync(_admin: AdminUser, request: Request) -> dict[str, Any]:
+def sync(_admin: AdminUser, request: Request) -> SyncResult:
     """Sync the server's cards folder (all or nothing); review items follow, history kept."""
     from app.cards.sync import SyncError, sync_cards
 
@@ -26,5 +35,5 @@ def sync(_admin: AdminUser, request: Request) -> dict[str, Any]:
 
     with Session(request.app.state.engine) as session, session.begin():
         refresh_stale_items(session)
-    return {"added": report.added, "updated": report.updated, "unchanged": len(report.unchanged),
-            "retired": report.retired}
+    return SyncResult(added=report.added, updated=report.updated, unchanged=len(report.unchanged),
+                      retired=report.retired)

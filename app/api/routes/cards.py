@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query
 
 from app.api.deps import SessionDep
+from app.api.errors import errors
 from app.api.schemas.cards import CardDetail, CardsPublic
 from app.cards.catalog import (
     MAX_LIMIT,
@@ -24,7 +25,7 @@ from app.cards.schema import DIFFICULTIES
 router = APIRouter(prefix="/api/cards", tags=["cards"])
 
 
-@router.get("", response_model=CardsPublic)
+@router.get("", response_model=CardsPublic, responses=errors(422))
 def list_cards(
     session: SessionDep,
     module: Annotated[str | None, Query(description="Module code, zh or en name (case-insensitive).")] = None,
@@ -35,8 +36,10 @@ def list_cards(
     q: Annotated[str | None, Query(description="Words to find in either language (all must match), "
                                                "e.g. `优化器状态` or `optimizer`.")] = None,
     retired: Annotated[bool, Query(description="Include retired cards (removed from cards/).")] = False,
-    limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.")] = 50,
-    offset: Annotated[int, Query(description="Rows to skip.")] = 0,
+    # The range is documented here and enforced by find_cards, whose message says how to fix it.
+    limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.",
+                                json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})] = 50,
+    offset: Annotated[int, Query(description="Rows to skip.", json_schema_extra={"minimum": 0})] = 0,
 ) -> CardsPublic:
     """Cards in (module, topic, slug) order; retired cards only with ``retired=true``."""
     f = CardFilter(module=module, topic=topic, difficulty=difficulty, tag=tag, q=q, include_retired=retired)
@@ -47,7 +50,7 @@ def list_cards(
     return CardsPublic(data=[summary(c) for c in cards], count=count, limit=limit, offset=offset)
 
 
-@router.get("/{slug}", response_model=CardDetail)
+@router.get("/{slug}", response_model=CardDetail, responses=errors(404, 422))
 def read_card(
     session: SessionDep, slug: str,
     lang: Annotated[str, Query(description="Languages to render: zh, en or both.",

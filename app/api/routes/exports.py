@@ -11,6 +11,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, HTTPException, Response
 
 from app.api.deps import SessionDep
+from app.api.errors import errors
 from app.export.deck import UnknownCardError, load_doc, load_docs, load_outline, load_verdicts
 from app.export.handbook import render_handbook
 from app.export.obsidian import VaultLayout, card_note, vault_files, vault_zip
@@ -26,8 +27,7 @@ def _disposition(kind: str, ascii_name: str, name: str | None = None) -> dict[st
 
 
 @router.get("/cards/{slug}.md", response_class=Response,
-            responses={200: {"content": {"text/markdown": {}}},
-                       404: {"description": "No live card has this slug"}})
+            responses={200: {"content": {"text/markdown": {}}}, **errors(404, 422)})
 def card_markdown(slug: str, session: SessionDep) -> Response:
     """One card as an Obsidian note; its wikilinks use the vault's file names."""
     try:

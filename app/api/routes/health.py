@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter
+from pydantic import BaseModel
 from sqlalchemy import text
 
 from app.api.deps import SessionDep
@@ -10,7 +13,11 @@ from app.api.deps import SessionDep
 router = APIRouter(tags=["health"])
 
 
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
 @router.get("/healthz")
-def healthz(session: SessionDep) -> dict[str, str]:
+def healthz(session: SessionDep) -> Health:
     session.exec(text("SELECT 1"))  # type: ignore[call-overload]
-    return {"status": "ok"}
+    return Health(status="ok")

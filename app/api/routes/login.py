@@ -2,18 +2,23 @@
 
 Either way the browser gets a fresh session token in an HttpOnly, SameSite=Lax cookie; the database
 keeps only its hash. Tokens never reach the logs (``app.main`` redacts ``token=`` in access logs).
+Guessing is slowed: repeated failures from one address (for one username) answer 429 with
+``Retry-After`` (``app.auth.ratelimit``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlmodel import Session
 
 from app.api.deps import OptionalUser, SessionDep
+from app.api.errors import html_errors, json_errors_on_page
+from app.api.guards import NO_NUL
+from app.auth.ratelimit import Key, LoginLimiter
 from app.auth.users import SESSION_COOKIE, issue_token, revoke_session, user_for_password, user_for_token
 from app.models.user import User
 from app.pages.quiz import page_headers, templates
@@ -21,6 +26,7 @@ from app.srs.writes import run_write
 
 router = APIRouter(tags=["login"])
 SESSION_DAYS = 30
+REDIRECT: dict[int | str, dict[str, Any]] = {303: {"description": "Signed in (or out): go to the page asked for"}}
 
 
 def _safe_next(target: str | None) -> str:
@@ -44,34 +50,66 @@ def _start_session(request: Request, user: User, target: str, session: Session) 
 
 
 def _form(request: Request, *, error: str = "", status: int = 200, target: str = "/quiz",
-          user: User | None = None) -> HTMLResponse:
+          user: User | None = None, headers: dict[str, str] | None = None) -> HTMLResponse:
     return templates.TemplateResponse(request, "login.html", {"error": error, "next": _safe_next(target),
                                                                "user": user},
-                                      status_code=status, headers=page_headers())
+                                      status_code=status, headers={**page_headers(), **(headers or {})})
 
 
-@router.get("/login", response_class=HTMLResponse)
+def _limiter(request: Request) -> LoginLimiter:
+    limiter: LoginLimiter = request.app.state.login_limiter
+    return limiter
+
+
+def _key(request: Request, username: str) -> Key:
+    return (request.client.host if request.client else "", username.lower())
+
+
+def _locked(request: Request, key: Key, target: str) -> HTMLResponse | None:
+    """The 429 page while ``key`` is locked out (checked before any password work)."""
+    wait = _limiter(request).retry_after(key)
+    if wait is None:
+        return None
+    message = f"失败次数过多，请 {wait} 秒后再试。Too many failed attempts. Try again in {wait} seconds."
+    return _form(request, error=message, status=429, target=target, headers={"Retry-After": str(wait)})
+
+
+@router.get("/login", response_class=HTMLResponse,
+            responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
 def login_page(request: Request, session: SessionDep, user: OptionalUser, token: str | None = None,
                next: str | None = None) -> Response:  # noqa: A002
     if token is not None:
+        key = _key(request, "")  # login links: counted per address
+        if (locked := _locked(request, key, next or "/quiz")) is not None:
+            return locked
         found = user_for_token(session, token, kinds=("api",))
         if found is None:
+            _limiter(request).failed(key)
             return _form(request, error="This login link is not valid (unknown or revoked token). "
                          "Ask an admin for a new one, or sign in with a password.", status=401, target=next or "/quiz")
+        _limiter(request).succeeded(key)
         return _start_session(request, found, next or "/quiz", session)
     return _form(request, target=next or "/quiz", user=user)
 
 
-@router.post("/login", response_class=HTMLResponse)
-def login_password(request: Request, session: SessionDep, username: Annotated[str, Form(max_length=64)],
-                   password: Annotated[str, Form(max_length=200)], next: Annotated[str, Form()] = "/quiz") -> Response:
+@router.post("/login", response_class=HTMLResponse,
+             responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
+def login_password(request: Request, session: SessionDep,
+                   username: Annotated[str, Form(min_length=1, max_length=64, pattern=NO_NUL)],
+                   password: Annotated[str, Form(min_length=1, max_length=200)],
+                   next: Annotated[str, Form()] = "/quiz") -> Response:  # noqa: A002
+    key = _key(request, username)
+    if (locked := _locked(request, key, next)) is not None:
+        return locked
     user = user_for_password(session, username, password)
     if user is None:
+        _limiter(request).failed(key)
         return _form(request, error="Wrong username or password.", status=401, target=next)
+    _limiter(request).succeeded(key)
     return _start_session(request, user, next, session)
 
 
-@router.post("/logout")
+@router.post("/logout", status_code=303, response_class=RedirectResponse, responses=REDIRECT)
 def logout(request: Request) -> Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:

@@ -8,6 +8,8 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 
 from app.api.deps import CurrentUser, SessionDep, user_settings
+from app.api.errors import MAX_ID, IdPath, Offset, errors
+from app.api.guards import NO_NUL
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
@@ -16,19 +18,19 @@ from app.srs.scheduler import InvalidRating, now_utc
 from app.srs.stats import user_stats
 from app.srs.writes import run_write
 
-router = APIRouter(prefix="/api/review", tags=["review"])
+router = APIRouter(prefix="/api/review", tags=["review"], responses=errors(401, 422))
 
 
 
 class ReviewIn(BaseModel):
     """One answer: a rating 1-4, or for a drill the typed answer and its showing id."""
 
-    item_id: int
+    item_id: int = Field(ge=1, le=MAX_ID)
     rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
-    typed_answer: str | None = Field(default=None, max_length=100)
-    showing_id: int | None = None
+    typed_answer: str | None = Field(default=None, max_length=100, pattern=NO_NUL)
+    showing_id: int | None = Field(default=None, ge=1, le=MAX_ID)
     duration_ms: int | None = None
-    idempotency_key: str | None = Field(default=None, max_length=128)
+    idempotency_key: str | None = Field(default=None, max_length=128, pattern=NO_NUL)
 
 
 def _raise(exc: Exception) -> HTTPException:
@@ -44,7 +46,7 @@ def next_item(user: CurrentUser, session: SessionDep, request: Request) -> dict[
     return srs.next_item(session, user.id, now_utc(), user_settings(request))
 
 
-@router.post("")
+@router.post("", responses=errors(400, 404, 409))
 def post_review(body: ReviewIn, user: CurrentUser, request: Request, session: SessionDep,
                 idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None) -> dict[str, Any]:
     """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response."""
@@ -70,8 +72,8 @@ def stats(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     return out
 
 
-@router.get("/chain/{item_id}")
-def chain(item_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+@router.get("/chain/{item_id}", responses=errors(404))
+def chain(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """After grading a card: its follow-ups reviewable now ("drill deeper"), then related cards."""
     assert user.id is not None
     try:
@@ -82,15 +84,15 @@ def chain(item_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any
 
 @router.get("/log")
 def my_log(user: CurrentUser, session: SessionDep, limit: Annotated[int, Query(ge=1, le=500)] = 50,
-           offset: Annotated[int, Query(ge=0)] = 0) -> dict[str, Any]:
+           offset: Offset = 0) -> dict[str, Any]:
     """Your own review log, newest first."""
     assert user.id is not None
     rows = srs.recent_logs(session, user.id, limit, offset)
     return {"data": [srs.log_public(r) for r in rows], "count": len(rows)}
 
 
-@router.get("/log/{log_id}")
-def log_entry(log_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+@router.get("/log/{log_id}", responses=errors(404))
+def log_entry(log_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """One of your review log rows (another user's answers 404, as if it did not exist)."""
     row = session.get(ReviewLog, log_id)
     if row is None or row.user_id != user.id:
@@ -98,8 +100,8 @@ def log_entry(log_id: int, user: CurrentUser, session: SessionDep) -> dict[str, 
     return srs.log_public(row)
 
 
-@router.get("/items/{item_id}")
-def item_state(item_id: int, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
+@router.get("/items/{item_id}", responses=errors(404))
+def item_state(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Your scheduler state for one item (null before your first review)."""
     from sqlmodel import select
 
@@ -124,7 +126,7 @@ def get_settings(user: CurrentUser, session: SessionDep) -> SettingsPublic:
     return _settings_public(srs.settings_for(session, user.id))
 
 
-@router.put("/settings")
+@router.put("/settings", responses=errors(400))
 def put_settings(body: SettingsUpdate, user: CurrentUser, request: Request, session: SessionDep) -> SettingsPublic:
     """Change desired retention (0.70-0.99), new items per day (0-500), language (zh | en | both)."""
     if body.desired_retention is not None and not 0.7 <= body.desired_retention <= 0.99:

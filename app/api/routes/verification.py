@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.api.deps import AdminUser, SessionDep
+from app.api.errors import IdPath, errors
 from app.models.card import Card, utcnow
 from app.models.verification import ClaimVerdict, VerificationRun
 from app.verification.runner import run_verify
@@ -70,7 +71,8 @@ def verdict_public(v: ClaimVerdict) -> VerdictPublic:
                          condition=v.condition, reason_zh=v.reason_zh, reason_en=v.reason_en)
 
 
-@router.get("/api/cards/{slug}/verification", response_model=CardVerification)
+@router.get("/api/cards/{slug}/verification", response_model=CardVerification,
+            responses=errors(404, 422))
 def card_verification(slug: str, session: SessionDep) -> CardVerification:
     """The latest verdict for each of the card's claims, and which machine and backend produced them."""
     if session.exec(select(Card.id).where(Card.slug == slug)).first() is None:
@@ -80,8 +82,8 @@ def card_verification(slug: str, session: SessionDep) -> CardVerification:
                             verdicts=[verdict_public(v) for v in verdicts])
 
 
-@router.get("/api/verification/runs/{run_id}", response_model=RunPublic)
-def get_run(run_id: int, session: SessionDep) -> RunPublic:
+@router.get("/api/verification/runs/{run_id}", response_model=RunPublic, responses=errors(404, 422))
+def get_run(run_id: IdPath, session: SessionDep) -> RunPublic:
     run = session.get(VerificationRun, run_id)
     if run is None:
         raise HTTPException(404, detail=f"no verification run with id {run_id}")
@@ -113,9 +115,13 @@ def _run_job(engine: Engine, run_id: int, body: VerifyRequest, cards_dir: Path) 
             fail_run(session, run, f"{type(exc).__name__}: {exc}")
 
 
-@router.post("/api/admin/verification", response_model=RunPublic, status_code=202)
-def start_verification(body: VerifyRequest, _admin: AdminUser, request: Request, session: SessionDep) -> RunPublic:
-    """Start a verify sweep as a background job (admin only); poll ``GET /api/verification/runs/{id}``."""
+@router.post("/api/admin/verification", response_model=RunPublic, status_code=202,
+             responses=errors(401, 403, 409, 422))
+def start_verification(_admin: AdminUser, request: Request, session: SessionDep,
+                       body: VerifyRequest | None = None) -> RunPublic:
+    """Start a verify sweep as a background job (admin only; no body: the defaults); poll
+    ``GET /api/verification/runs/{id}``."""
+    body = body or VerifyRequest.model_validate({})
     busy = session.exec(select(VerificationRun).where(VerificationRun.status == "running",
                                                       col(VerificationRun.created_at) > utcnow() - STALE_AFTER)).first()
     if busy is not None:
