@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from sqlalchemy import and_, bindparam, func, or_
 from sqlalchemy import select as core_select
+from sqlalchemy import update as core_update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -207,6 +208,29 @@ def _first_due_statement(lang: str) -> Any:
             .order_by(st.due).limit(1))
 
 
+@lru_cache(maxsize=1)
+def _grade_statement() -> Any:
+    """An item, its card's ``retired`` and the user's state of it (``state_id`` None: never reviewed)."""
+    st, it, ca = _STATES.c, _ITEMS.c, _CARDS.c
+    joined = (_ITEMS.join(_CARDS, ca.id == it.card_id)
+              .outerjoin(_STATES, and_(st.item_id == it.id, st.user_id == bindparam("uid"))))
+    return (core_select(it.kind, it.key, it.lang, it.retired, ca.retired.label("card_retired"),
+                        st.id.label("state_id"), *(st[c] for c in _STATE_FIELDS))
+            .select_from(joined).where(it.id == bindparam("item_id")))
+
+
+@lru_cache(maxsize=1)
+def _state_update() -> Any:
+    return core_update(_STATES).where(_STATES.c.id == bindparam("sid"))
+
+
+@lru_cache(maxsize=1)
+def _replay_statement() -> Any:
+    lg = _LOGS.c
+    return (core_select(lg.id, lg.item_id, lg.response)
+            .where(lg.user_id == bindparam("uid"), lg.idempotency_key == bindparam("key")))
+
+
 @lru_cache(maxsize=8)
 def _counts_statement(lang: str) -> Any:
     """The four counts of :func:`due_counts` as one statement, built once per language (bound later)."""
@@ -279,9 +303,9 @@ def submit_review(engine: Engine, user_id: int, *, item_id: int, rating: object 
         raise BadAnswer(f"duration_ms must be between 0 and 86400000; got {duration_ms}")
 
     def work(s: Session) -> dict[str, Any]:
-        old = s.exec(select(ReviewLog).where(ReviewLog.user_id == user_id, ReviewLog.idempotency_key == key)).first()
+        old = s.connection().execute(_replay_statement(), {"uid": user_id, "key": key}).first()
         if old is not None:
-            return _replay(old, item_id, key)
+            return _replay(cast(ReviewLog, old), item_id, key)
         return _grade(s, user_id, item_id, rating, typed_answer, showing_id, duration_ms, key, now, fuzz, settings)
 
     try:
@@ -304,14 +328,12 @@ def _replay(old: ReviewLog, item_id: int, key: str) -> dict[str, Any]:
 def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | None, showing_id: int | None,
            duration_ms: int | None, key: str, now: datetime, fuzz: bool,
            known: UserSettings | None) -> dict[str, Any]:
-    row = s.exec(select(ReviewItem, Card.retired, ItemState)
-                 .join(Card, col(Card.id) == ReviewItem.card_id)
-                 .outerjoin(ItemState, and_(col(ItemState.item_id) == ReviewItem.id,
-                                            col(ItemState.user_id) == user_id))
-                 .where(ReviewItem.id == item_id)).first()
-    if row is None or row[0].retired or row[1]:
+    conn = s.connection()  # Core statements on the connection: the write lock is held for as little as possible
+    row = conn.execute(_grade_statement(), {"uid": user_id, "item_id": item_id}).first()
+    if row is None or row.retired or row.card_retired:
         raise ItemNotFound(item_id)
-    item, _card_retired, state = row
+    item = row
+    state: Any = SimpleNamespace(**{c: getattr(row, c) for c in _STATE_FIELDS}) if row.state_id is not None else None
     if state is not None and as_utc(state.due) > as_utc(now):
         raise NotDue(item_id, state.due)
     extra: dict[str, Any] = {}
@@ -343,26 +365,26 @@ def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | 
     before = card_from_columns(item_id, _state_cols(state))
     after = review(before, grade, when=now, scheduler=scheduler, duration_ms=duration_ms)
     was_new = state is None
+    columns = card_columns(after)
+    reps = (0 if state is None else state.reps) + 1
+    lapses = (0 if state is None else state.lapses) + (int(grade) == 1 and int(before.state) == 2)
     if state is None:
-        state = ItemState(user_id=user_id, item_id=item_id, live=True, lang=item.lang, **card_columns(after))
+        conn.execute(_STATES.insert(), {"user_id": user_id, "item_id": item_id, "live": True, "lang": item.lang,
+                                        "reps": reps, "lapses": lapses, **columns})
     else:
-        for k, v in card_columns(after).items():
-            setattr(state, k, v)
-    state.reps += 1
-    if int(grade) == 1 and int(before.state) == 2:
-        state.lapses += 1
-    s.add(state)
+        conn.execute(_state_update(), {"sid": row.state_id, "reps": reps, "lapses": lapses, **columns})
     response = {"item_id": item_id, "kind": item.kind, "rating": int(grade), "correct": correct,
-                "reviewed_at": as_utc(now).isoformat(), "state": state_public(state),
+                "reviewed_at": as_utc(now).isoformat(),
+                "state": state_public(cast(ItemState, SimpleNamespace(**columns, reps=reps, lapses=lapses))),
                 "interval_seconds": int((after.due - as_utc(now)).total_seconds()), **extra}
-    log = ReviewLog(user_id=user_id, item_id=item_id, rating=int(grade), typed_answer=typed, correct=correct,
-                    showing_id=showing_id if item.kind == "drill" else None, duration_ms=duration_ms,
-                    reviewed_at=to_db(now), was_new=was_new, prev_state=None if was_new else int(before.state),
-                    state_before=None if was_new else card_json(before), state_after=card_json(after),
-                    idempotency_key=key, response=response)
-    s.add(log)
-    s.flush()
-    return {**response, "log_id": log.id, "replayed": False}
+    inserted = conn.execute(_LOGS.insert(), {
+        "user_id": user_id, "item_id": item_id, "rating": int(grade), "typed_answer": typed, "correct": correct,
+        "showing_id": showing_id if item.kind == "drill" else None, "duration_ms": duration_ms,
+        "reviewed_at": to_db(now), "was_new": was_new, "prev_state": None if was_new else int(before.state),
+        "state_before": None if was_new else card_json(before), "state_after": card_json(after),
+        "idempotency_key": key, "response": response})
+    log_id = inserted.inserted_primary_key[0] if inserted.inserted_primary_key else None
+    return {**response, "log_id": log_id, "replayed": False}
 
 
 def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[str, Any]:
