@@ -6,8 +6,10 @@ Builds a SQLite database with 1,000 cards (≈ 6,000 review items) and 100,000 r
 starts the real server (uvicorn, one worker, access log off) with one extra route, ``GET /bench/bare``
 (an async handler returning a constant: the app stack without our code), and drives ``--clients``
 keep-alive connections from a small asyncio HTTP/1.1 client (low overhead, so the server is what is
-measured). Each round measures the bare endpoint, then GET /api/review/next + POST /api/review pairs
-(each client answers items from its own pool of due items, with an Idempotency-Key). Prints req/s and
+measured). Also prints the server's CPU time per request (from /proc), which other jobs on a shared
+machine disturb far less than req/s. Each round measures the bare endpoint, then
+GET /api/review/next + POST /api/review pairs (each client answers items from its own pool of due
+items, with an Idempotency-Key; the pools are made overdue again before each round). Prints req/s and
 p50/p99 per round and the medians, and the ratios to the bare endpoint (aim: ≥ 0.5× req/s, p99 ≤ 2×).
 """
 
@@ -114,8 +116,32 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     return url, token, sorted(due_now)
 
 
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the server process has used so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def reset_due(url: str, due: list[int]) -> None:
+    """Make the bench's overdue items overdue again (between rounds, while the server is idle)."""
+    from sqlalchemy import update
+
+    from app.core.db import make_engine
+    from app.models import ItemState
+
+    engine = make_engine(url)
+    past = datetime.now(UTC) - timedelta(hours=1)
+    with engine.begin() as conn:
+        conn.execute(update(ItemState).where(ItemState.item_id.in_(due)).values(  # type: ignore[attr-defined]
+            due=past, state=2, step=None, stability=10.0, difficulty=5.0, last_review=past - timedelta(days=10)))
+    engine.dispose()
+
+
 async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
-                pools: list[list[int]]) -> tuple[int, list[float], int]:
+                pools: list[list[int]], round_no: int = 0) -> tuple[int, list[float], int]:
     stop = time.perf_counter() + seconds
     latencies: list[float] = []
     errors = 0
@@ -138,11 +164,12 @@ async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
             latencies.append(time.perf_counter() - t)
             errors += code != 200
             if not pools[k]:
+                print(f"client {k} ran out of due items: use fewer --seconds", file=sys.stderr)
                 break
             item = pools[k].pop()
             body = json.dumps({"item_id": item, "rating": 3, "duration_ms": 3000}).encode()
             t = time.perf_counter()
-            code, data = await c.request("POST", "/api/review", body, f"Idempotency-Key: b-{item}-{k}\r\n")
+            code, data = await c.request("POST", "/api/review", body, f"Idempotency-Key: b-{round_no}-{item}-{k}\r\n")
             latencies.append(time.perf_counter() - t)
             if code != 200:
                 errors += 1
@@ -190,25 +217,38 @@ def main() -> None:
                 except httpx.HTTPError:
                     time.sleep(0.2)
             rng = random.Random(1)
-            rng.shuffle(due)
-            pools = [due[k::args.clients] for k in range(args.clients)]
             rows = {"bare": [], "review": []}  # type: dict[str, list[tuple[int, float, float]]]
-            asyncio.run(drive(port, token, 1.0, args.clients, "bare", pools))  # warm-up
+            cpu = {"bare": [], "review": []}  # type: dict[str, list[float]]
+            asyncio.run(drive(port, token, 1.0, args.clients, "bare", []))  # warm-up
             for r in range(args.rounds):
+                # every round answers the same 4,000 overdue items: put them back (a fast server would run out)
+                reset_due(url, due)
+                rng.shuffle(due)
+                pools = [due[k::args.clients] for k in range(args.clients)]
                 for mode in ("bare", "review"):
-                    rps, lat, errors = asyncio.run(drive(port, token, args.seconds, args.clients, mode, pools))
+                    cpu0 = server_cpu(proc.pid)
+                    rps, lat, errors = asyncio.run(drive(port, token, args.seconds, args.clients, mode, pools, r))
+                    cpu_ms = (server_cpu(proc.pid) - cpu0) * 1000 / max(1, len(lat))
                     rows[mode].append((rps, pct(lat, 0.5), pct(lat, 0.99)))
+                    cpu[mode].append(cpu_ms)
                     print(f"round {r + 1} {mode:>6}: {rps:6d} req/s  p50 {pct(lat, .5):6.1f} ms  "
-                          f"p99 {pct(lat, .99):6.1f} ms  errors {errors}")
+                          f"p99 {pct(lat, .99):6.1f} ms  server CPU {cpu_ms:.3f} ms/req  errors {errors}")
         finally:
             proc.terminate()
             proc.wait(timeout=10)
     med = {m: [statistics.median(x[i] for x in rows[m]) for i in range(3)] for m in rows}
     b, v = med["bare"], med["review"]
+    # each round's review next to the bare run just before it: steadier on a shared machine
+    per_round = [(rv[0] / rb[0], rv[2] / rb[2]) for rb, rv in zip(rows["bare"], rows["review"], strict=True)]
     print(f"median bare  : {b[0]:.0f} req/s, p50 {b[1]:.1f} ms, p99 {b[2]:.1f} ms")
     print(f"median review: {v[0]:.0f} req/s, p50 {v[1]:.1f} ms, p99 {v[2]:.1f} ms "
           f"(GET next + POST review, {args.clients} clients)")
     print(f"ratio: {v[0] / b[0]:.2f}x bare req/s (aim >= 0.5), p99 {v[2] / b[2]:.2f}x bare p99 (aim <= 2)")
+    cb, cv = statistics.median(cpu["bare"]), statistics.median(cpu["review"])
+    print(f"server CPU per request (steady under other load): bare {cb:.3f} ms, review {cv:.3f} ms "
+          f"({cv / cb:.1f}x; 0.5x the req/s needs about 2x)")
+    print(f"median of per-round ratios: {statistics.median(x[0] for x in per_round):.2f}x req/s, "
+          f"p99 {statistics.median(x[1] for x in per_round):.2f}x")
 
 
 if __name__ == "__main__":

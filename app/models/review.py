@@ -77,7 +77,9 @@ class ReviewLog(SQLModel, table=True):
     """
 
     __table_args__ = (UniqueConstraint("user_id", "idempotency_key"),
-                      Index("ix_reviewlog_user_time", "user_id", "reviewed_at"))
+                      Index("ix_reviewlog_user_time", "user_id", "reviewed_at"),
+                      # "new items reviewed today" (every GET /api/review/next) without visiting today's other rows
+                      Index("ix_reviewlog_user_new_time", "user_id", "was_new", "reviewed_at"))
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="user.id", ondelete="CASCADE")
     item_id: int = Field(foreign_key="reviewitem.id", index=True, ondelete="CASCADE")

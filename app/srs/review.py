@@ -9,9 +9,12 @@ from __future__ import annotations
 import secrets
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from sqlalchemy import and_, bindparam, func, or_
+from sqlalchemy import select as core_select
+from sqlalchemy import update as core_update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -185,21 +188,64 @@ def _add_showing(s: Session, user_id: int, item_id: int, params: dict[str, Any])
     return showing.id
 
 
+_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
+_ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
+_CARDS: Any = Card.__table__  # type: ignore[attr-defined]
+_LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
+_STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
+
+
+@lru_cache(maxsize=8)
+def _first_due_statement(lang: str) -> Any:
+    """The most overdue live state with its item and card, as plain columns (Core; built once per language)."""
+    st, it, ca = _STATES.c, _ITEMS.c, _CARDS.c
+    now: Any = bindparam("now", type_=UTCDateTime())
+    return (core_select(*(st[c] for c in _STATE_FIELDS), it.id.label("item_id"), it.kind, it.key,
+                        it.lang.label("item_lang"), ca.id.label("card_id"), ca.slug, ca.title_zh, ca.title_en,
+                        ca.source_text)
+            .select_from(_STATES.join(_ITEMS, it.id == st.item_id).join(_CARDS, ca.id == it.card_id))
+            .where(st.user_id == bindparam("uid"), st.live.is_(True), st.due <= now, *_lang_filter(st.lang, lang))
+            .order_by(st.due).limit(1))
+
+
+@lru_cache(maxsize=1)
+def _grade_statement() -> Any:
+    """An item, its card's ``retired`` and the user's state of it (``state_id`` None: never reviewed)."""
+    st, it, ca = _STATES.c, _ITEMS.c, _CARDS.c
+    joined = (_ITEMS.join(_CARDS, ca.id == it.card_id)
+              .outerjoin(_STATES, and_(st.item_id == it.id, st.user_id == bindparam("uid"))))
+    return (core_select(it.kind, it.key, it.lang, it.retired, ca.retired.label("card_retired"),
+                        st.id.label("state_id"), *(st[c] for c in _STATE_FIELDS))
+            .select_from(joined).where(it.id == bindparam("item_id")))
+
+
+@lru_cache(maxsize=1)
+def _state_update() -> Any:
+    return core_update(_STATES).where(_STATES.c.id == bindparam("sid"))
+
+
+@lru_cache(maxsize=1)
+def _replay_statement() -> Any:
+    lg = _LOGS.c
+    return (core_select(lg.id, lg.item_id, lg.response)
+            .where(lg.user_id == bindparam("uid"), lg.idempotency_key == bindparam("key")))
+
+
 @lru_cache(maxsize=8)
 def _counts_statement(lang: str) -> Any:
     """The four counts of :func:`due_counts` as one statement, built once per language (bound later)."""
     uid: Any = bindparam("uid")
     now: Any = bindparam("now", type_=UTCDateTime())
     day: Any = bindparam("day", type_=UTCDateTime())
-    live = [ItemState.user_id == uid, col(ItemState.live).is_(True), *_lang_filter(col(ItemState.lang), lang)]
-    due = select(func.count()).select_from(ItemState).where(*live, col(ItemState.due) <= now).scalar_subquery()
-    seen = select(func.count()).select_from(ItemState).where(*live).scalar_subquery()
-    items = (select(func.count()).select_from(ReviewItem)
-             .where(col(ReviewItem.retired).is_(False), *_lang_filter(col(ReviewItem.lang), lang)).scalar_subquery())
-    today = (select(func.count()).select_from(ReviewLog)
-             .where(ReviewLog.user_id == uid, col(ReviewLog.was_new).is_(True), col(ReviewLog.reviewed_at) >= day)
-             .scalar_subquery())
-    return select(due, seen, items, today)
+    st, it, lg = _STATES.c, _ITEMS.c, _LOGS.c  # Core tables: no ORM layer on the hot path
+    live = [st.user_id == uid, st.live.is_(True), *_lang_filter(st.lang, lang)]
+    due = core_select(func.count()).select_from(_STATES).where(*live, st.due <= now).scalar_subquery()
+    seen = core_select(func.count()).select_from(_STATES).where(*live).scalar_subquery()
+    items = (core_select(func.count()).select_from(_ITEMS)
+             .where(it.retired.is_(False), *_lang_filter(it.lang, lang)).scalar_subquery())
+    today = (core_select(func.count()).select_from(_LOGS)
+             .where(lg.user_id == uid, lg.was_new.is_(True), lg.reviewed_at >= day).scalar_subquery())
+    return core_select(due, seen, items, today)
 
 
 def due_counts(session: Session, user_id: int, lang: str, now: datetime, new_per_day: int) -> tuple[int, int]:
@@ -209,7 +255,7 @@ def due_counts(session: Session, user_id: int, lang: str, now: datetime, new_per
     left of today's quota.
     """
     params = {"uid": user_id, "now": to_db(now), "day": to_db(day_start(now))}
-    n_due, n_seen, n_items, n_today = session.execute(_counts_statement(lang), params).one()
+    n_due, n_seen, n_items, n_today = session.connection().execute(_counts_statement(lang), params).one()
     quota = max(0, new_per_day - int(n_today))
     return int(n_due), min(quota, max(0, int(n_items) - int(n_seen)))
 
@@ -221,14 +267,16 @@ def next_item(session: Session, user_id: int, now: datetime, settings: UserSetti
     out: dict[str, Any] = {"item": None, "due_left": due_n + new_n, "due_now": due_n, "new_left": new_n,
                            "next_due": None, "language": st.language}
     if due_n:
-        first_due = (select(ItemState, ReviewItem, Card)
-                     .join(ReviewItem, col(ReviewItem.id) == ItemState.item_id)
-                     .join(Card, col(Card.id) == ReviewItem.card_id)
-                     .where(*_due_conds(user_id, st.language, now)).order_by(col(ItemState.due)).limit(1))
-        row = session.exec(first_due).first()
-        if row is not None:
-            state, item, card = row
-            out["item"] = item_view(session, user_id, item, card, state)
+        params = {"uid": user_id, "now": to_db(now)}
+        row = session.connection().execute(_first_due_statement(st.language), params).first()
+        if row is not None:  # plain rows stand in for the ORM objects (no identity map on the hot path)
+            m = row._mapping
+            state = SimpleNamespace(**{c: m[c] for c in _STATE_FIELDS})
+            item = SimpleNamespace(id=m["item_id"], kind=m["kind"], key=m["key"], lang=m["item_lang"])
+            card = SimpleNamespace(id=m["card_id"], slug=m["slug"], title_zh=m["title_zh"],
+                                   title_en=m["title_en"], source_text=m["source_text"])
+            out["item"] = item_view(session, user_id, cast(ReviewItem, item), cast(Card, card),
+                                    cast(ItemState, state))
             return out
     if new_n:
         row = session.exec(_new_query(user_id, st.language).order_by(col(ReviewItem.position)).limit(1)).first()
@@ -258,9 +306,10 @@ def submit_review(engine: Engine, user_id: int, *, item_id: int, rating: object 
         if engine.dialect.name != "sqlite":  # concurrent answers of one item queue on its state row (SQLite:
             s.exec(select(ItemState.id).where(  # run_write already serialises writers)
                 ItemState.user_id == user_id, ItemState.item_id == item_id).with_for_update()).first()
+
         def stored() -> ReviewLog | None:
-            return s.exec(select(ReviewLog).where(ReviewLog.user_id == user_id,
-                                                  ReviewLog.idempotency_key == key)).first()
+            row = s.connection().execute(_replay_statement(), {"uid": user_id, "key": key}).first()
+            return cast(ReviewLog, row) if row is not None else None
 
         old = stored()
         if old is not None:
@@ -294,14 +343,12 @@ def _replay(old: ReviewLog, item_id: int, key: str) -> dict[str, Any]:
 def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | None, showing_id: int | None,
            duration_ms: int | None, key: str, now: datetime, fuzz: bool,
            known: UserSettings | None) -> dict[str, Any]:
-    row = s.exec(select(ReviewItem, Card.retired, ItemState)
-                 .join(Card, col(Card.id) == ReviewItem.card_id)
-                 .outerjoin(ItemState, and_(col(ItemState.item_id) == ReviewItem.id,
-                                            col(ItemState.user_id) == user_id))
-                 .where(ReviewItem.id == item_id)).first()
-    if row is None or row[0].retired or row[1]:
+    conn = s.connection()  # Core statements on the connection: the write lock is held for as little as possible
+    row = conn.execute(_grade_statement(), {"uid": user_id, "item_id": item_id}).first()
+    if row is None or row.retired or row.card_retired:
         raise ItemNotFound(item_id)
-    item, _card_retired, state = row
+    item = row
+    state: Any = SimpleNamespace(**{c: getattr(row, c) for c in _STATE_FIELDS}) if row.state_id is not None else None
     if state is not None and as_utc(state.due) > as_utc(now):
         raise NotDue(item_id, state.due)
     extra: dict[str, Any] = {}
@@ -333,26 +380,26 @@ def _grade(s: Session, user_id: int, item_id: int, rating: object, typed: str | 
     before = card_from_columns(item_id, _state_cols(state))
     after = review(before, grade, when=now, scheduler=scheduler, duration_ms=duration_ms)
     was_new = state is None
+    columns = card_columns(after)
+    reps = (0 if state is None else state.reps) + 1
+    lapses = (0 if state is None else state.lapses) + (int(grade) == 1 and int(before.state) == 2)
     if state is None:
-        state = ItemState(user_id=user_id, item_id=item_id, live=True, lang=item.lang, **card_columns(after))
+        conn.execute(_STATES.insert(), {"user_id": user_id, "item_id": item_id, "live": True, "lang": item.lang,
+                                        "reps": reps, "lapses": lapses, **columns})
     else:
-        for k, v in card_columns(after).items():
-            setattr(state, k, v)
-    state.reps += 1
-    if int(grade) == 1 and int(before.state) == 2:
-        state.lapses += 1
-    s.add(state)
+        conn.execute(_state_update(), {"sid": row.state_id, "reps": reps, "lapses": lapses, **columns})
     response = {"item_id": item_id, "kind": item.kind, "rating": int(grade), "correct": correct,
-                "reviewed_at": as_utc(now).isoformat(), "state": state_public(state),
+                "reviewed_at": as_utc(now).isoformat(),
+                "state": state_public(cast(ItemState, SimpleNamespace(**columns, reps=reps, lapses=lapses))),
                 "interval_seconds": int((after.due - as_utc(now)).total_seconds()), **extra}
-    log = ReviewLog(user_id=user_id, item_id=item_id, rating=int(grade), typed_answer=typed, correct=correct,
-                    showing_id=showing_id if item.kind == "drill" else None, duration_ms=duration_ms,
-                    reviewed_at=to_db(now), was_new=was_new, prev_state=None if was_new else int(before.state),
-                    state_before=None if was_new else card_json(before), state_after=card_json(after),
-                    idempotency_key=key, response=response)
-    s.add(log)
-    s.flush()
-    return {**response, "log_id": log.id, "replayed": False}
+    inserted = conn.execute(_LOGS.insert(), {
+        "user_id": user_id, "item_id": item_id, "rating": int(grade), "typed_answer": typed, "correct": correct,
+        "showing_id": showing_id if item.kind == "drill" else None, "duration_ms": duration_ms,
+        "reviewed_at": to_db(now), "was_new": was_new, "prev_state": None if was_new else int(before.state),
+        "state_before": None if was_new else card_json(before), "state_after": card_json(after),
+        "idempotency_key": key, "response": response})
+    log_id = inserted.inserted_primary_key[0] if inserted.inserted_primary_key else None
+    return {**response, "log_id": log_id, "replayed": False}
 
 
 def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
+from sqlmodel import Session
 
 from app.api.deps import CurrentUser, SessionDep, user_settings
 from app.api.errors import MAX_ID, IdPath, Offset, errors
@@ -40,18 +41,18 @@ def _raise(exc: Exception) -> HTTPException:
 
 
 @router.get("/next")
-def next_item(user: CurrentUser, session: SessionDep, request: Request) -> dict[str, Any]:
+def next_item(user: CurrentUser, request: Request) -> dict[str, Any]:
     """The next due item (most overdue first, then new ones within today's quota), or when one is next due."""
     assert user.id is not None
-    return srs.next_item(session, user.id, now_utc(), user_settings(request))
+    with Session(request.app.state.engine) as session:  # not SessionDep: a sync generator dep costs two thread hops
+        return srs.next_item(session, user.id, now_utc(), user_settings(request))
 
 
 @router.post("", responses=errors(400, 404, 409))
-def post_review(body: ReviewIn, user: CurrentUser, request: Request, session: SessionDep,
+def post_review(body: ReviewIn, user: CurrentUser, request: Request,
                 idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None) -> dict[str, Any]:
     """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response."""
-    assert user.id is not None
-    session.close()  # the write runs in its own short transaction; hold one pooled connection, not two
+    assert user.id is not None  # no request session: the write runs in its own short transaction
     try:
         return srs.submit_review(request.app.state.engine, user.id, item_id=body.item_id, rating=body.rating,
                                  typed_answer=body.typed_answer, showing_id=body.showing_id,

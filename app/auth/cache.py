@@ -1,0 +1,115 @@
+"""Sign-ins remembered for a few seconds: token digest → (user, settings), per process.
+
+Every API request authenticates; a hit saves the token query (and, in ``app.api.deps``, a thread hop).
+Keyed by the engine URL and the SHA-256 digest the database stores: the raw token is never kept.
+
+Invalidation: any ORM flush in this process that adds, changes or deletes a ``User``, ``ApiToken`` or
+``UserSettings`` row clears the cache, at the flush and again at the commit (a generation counter stops a
+lookup that raced with the change from storing the old row). A change made by another process (a second
+worker, the ``proofdeck`` CLI) or by raw SQL is seen within :data:`TTL` seconds.
+Each request gets its own detached copies of the rows, so no two requests share an ORM object.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy.orm import make_transient_to_detached
+from sqlmodel import Session
+
+from app.auth.security import hash_token, token_matches
+from app.auth.users import _login_statement
+from app.models.user import ApiToken, User, UserSettings
+
+TTL = 2.0
+MAX_ENTRIES = 10_000
+KINDS = ("api", "session")
+_USER_COLS = ("id", "username", "is_admin", "password_hash", "created_at")
+_SETTINGS_COLS = ("user_id", "desired_retention", "new_per_day", "language", "parameters", "optimized_at",
+                  "optimized_reviews")
+Entry = tuple[float, str, dict[str, Any], dict[str, Any] | None]  # (expires, kind, user, settings)
+_cache: dict[tuple[str, str], Entry] = {}
+_lock = threading.Lock()
+_generation = 0
+MISS = object()
+
+
+def clear() -> None:
+    global _generation
+    with _lock:
+        _generation += 1
+        _cache.clear()
+
+
+def _key(engine: Engine, token: str) -> tuple[str, str]:
+    return str(engine.url), hash_token(token)
+
+
+def _copy(cls: Any, data: dict[str, Any]) -> Any:
+    obj = cls(**{k: list(v) if isinstance(v, list) else v for k, v in data.items()})
+    make_transient_to_detached(obj)  # as if loaded by a closed session: adding it back updates, never inserts
+    return obj
+
+
+def _answer(entry: Entry, kinds: tuple[str, ...]) -> tuple[User, UserSettings | None] | None:
+    _expires, kind, user, st = entry
+    if kind not in kinds:
+        return None
+    return _copy(User, user), (_copy(UserSettings, st) if st is not None else None)
+
+
+def cached_login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> Any:
+    """The cached sign-in for ``token`` (None: no such token), or :data:`MISS`; never touches the database."""
+    entry = _cache.get(_key(engine, token))
+    if entry is None or entry[0] < time.monotonic():
+        return MISS
+    return _answer(entry, kinds)
+
+
+def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[User, UserSettings | None] | None:
+    """(user, settings) behind ``token`` (None when unknown or of another kind); a miss reads and caches it."""
+    if not token or len(token) > 256:
+        return None
+    found = cached_login(engine, token, kinds)
+    if found is not MISS:
+        return found
+    generation = _generation
+    with Session(engine) as session:
+        row = session.exec(_login_statement(), params={"digest": hash_token(token)}).first()
+        if row is None or not token_matches(token, row[0].token_hash):
+            return None
+        api_token, user, st = row
+        entry: Entry = (time.monotonic() + TTL, api_token.kind, {c: getattr(user, c) for c in _USER_COLS},
+                        {c: getattr(st, c) for c in _SETTINGS_COLS} if st is not None else None)
+    with _lock:
+        if len(_cache) > MAX_ENTRIES:
+            _cache.clear()
+        if generation == _generation:
+            _cache[_key(engine, token)] = entry
+    return _answer(entry, kinds)
+
+
+_WATCHED = (User, ApiToken, UserSettings)
+
+
+@event.listens_for(OrmSession, "after_flush")
+def _after_flush(session: OrmSession, _ctx: Any) -> None:
+    if any(isinstance(o, _WATCHED) for group in (session.new, session.dirty, session.deleted) for o in group):
+        session.info["auth_cache_dirty"] = True
+        clear()
+
+
+@event.listens_for(OrmSession, "after_commit")
+def _after_commit(session: OrmSession) -> None:
+    if session.info.pop("auth_cache_dirty", False):
+        clear()
+
+
+@event.listens_for(OrmSession, "after_rollback")
+def _after_rollback(session: OrmSession) -> None:
+    session.info.pop("auth_cache_dirty", None)
