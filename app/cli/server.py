@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 
@@ -13,4 +15,10 @@ def register(cli: typer.Typer) -> None:
         """Serve the web app and API (syncs cards/ at start-up)."""
         import uvicorn
 
+        # the first-start login link must name the address actually served, unless one is configured
+        if "PROOFDECK_BASE_URL" not in os.environ:
+            os.environ["PROOFDECK_BASE_URL"] = f"http://{host}:{port}"
+            from app.core.config import settings
+
+            settings.BASE_URL = os.environ["PROOFDECK_BASE_URL"]
         uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info")

@@ -1,0 +1,51 @@
+"""``proofdeck serve`` (what ``make run`` calls): a real server whose first-start login link names its own port."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.utils.server import ROOT, free_port
+
+
+@pytest.mark.slow
+def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards_dir: Path, tmp_path: Path) -> None:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PROOFDECK_BASE_URL"}
+    env.update(PROOFDECK_DATABASE_URL=database_url, PROOFDECK_CARDS_DIR=str(cards_dir), PYTHONUNBUFFERED="1")
+    log = tmp_path / "serve.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], cwd=ROOT,
+                                env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        link = None
+        while link is None:
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            link = re.search(r"Log in at (\S+)", log.read_text())
+            time.sleep(0.2)
+        url = link.group(1)
+        assert url.startswith(f"http://127.0.0.1:{port}/login?token=")
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        with httpx.Client() as client:
+            r = client.get(url, follow_redirects=False)
+            assert r.status_code == 303 and r.headers["location"].endswith("/quiz")
+            quiz = client.get(f"http://127.0.0.1:{port}/quiz")
+            assert quiz.status_code == 200 and "Quiz" in quiz.text
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=15)
