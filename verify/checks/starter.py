@@ -7,7 +7,7 @@ checkpointing, mixed-precision state. Simulated: the ring and the pipeline sched
 marked so): PCIe, offload and the cards' worked examples.
 """
 
-from verify.checks import (  # noqa: F401  (register checks)
+from verify.checks import (  # importing a check module registers its checks
     checkpointing,
     collectives,
     ddp_buckets,
@@ -19,16 +19,8 @@ from verify.checks import (  # noqa: F401  (register checks)
 )
 from verify.checks.registry import CHECKS
 
-_MODULES = (
-    checkpointing,
-    collectives,
-    ddp_buckets,
-    fsdp2_modes,
-    mixed_precision,
-    offload,
-    pipeline,
-    tensor_parallel,
-)
+_MODULES = (checkpointing, collectives, ddp_buckets, fsdp2_modes, mixed_precision, offload, pipeline,
+            tensor_parallel)
 
 # These checks run their own probes (Gloo ranks, profiler, simulators) instead of reading the ZeRO
 # sweep's evidence, so they give verdicts even when the sweep produced no runs.
