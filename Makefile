@@ -17,10 +17,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Debian packages the tests drive for real: Chromium (browser tests) and PostgreSQL (second pass).
+# Debian packages the tests drive for real: Chromium (browser tests), PostgreSQL (second pass), a CJK font.
 system-deps:
-	@if ! command -v chromium >/dev/null || ! command -v pg_ctlcluster >/dev/null; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql >/dev/null; \
+	@if ! command -v chromium >/dev/null || ! command -v pg_ctlcluster >/dev/null || ! fc-list | grep -qi wqy; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql fonts-wqy-zenhei >/dev/null; \
 	fi
 
 sync: setup
