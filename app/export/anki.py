@@ -25,6 +25,7 @@ from app.cards.schema import CardDoc, LangText
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
 from app.export.tex import unsafe_tex
+from app.render.markdown import link_open_rule
 from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
@@ -74,12 +75,6 @@ def _image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Optio
     return f"[{escape(alt or 'image')}]"  # no remote loads from inside Anki
 
 
-def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict,
-               env: EnvType) -> str:
-    tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
-    return self.renderToken(tokens, idx, options, env)
-
-
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     md = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
@@ -88,7 +83,7 @@ def _parser() -> MarkdownIt:
     for name in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(name, _math)
     md.add_render_rule("image", _image)
-    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("link_open", link_open_rule)
     return md
 
 

@@ -50,8 +50,9 @@ def _image(self: RendererHTML, tokens: Sequence[Token], idx: int,
     return self.image(tokens, idx, options, env)
 
 
-def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int,
-               options: OptionsDict, env: EnvType) -> str:
+def link_open_rule(self: RendererHTML, tokens: Sequence[Token], idx: int,
+                   options: OptionsDict, env: EnvType) -> str:
+    """Render rule for ``link_open``: card links never get the page's referrer or an opener handle."""
     tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
     return self.renderToken(tokens, idx, options, env)
 
@@ -63,7 +64,7 @@ def _parser() -> MarkdownIt:
           .use(dollarmath_plugin, allow_space=False, allow_digits=True, double_inline=True))
     for name in _MATH_TOKENS:
         md.add_render_rule(name, _render_math_token)
-    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("link_open", link_open_rule)
     md.add_render_rule("image", _image)
     return md
 
