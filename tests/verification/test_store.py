@@ -95,3 +95,19 @@ def test_cli_exit_code_when_a_claim_could_not_be_judged(tmp_path: Path, database
     result = CliRunner().invoke(cli, ["verify", "--from-json", str(path), "--database-url", database_url])
     assert result.exit_code == 1
     assert "1 claim(s) could not be judged" in result.output
+
+
+def test_latest_verdicts_by_card_matches_per_card_lookup(engine: Engine) -> None:
+    from app.verification.store import latest_verdicts_by_card
+
+    with Session(engine) as s:
+        store_report(s, report("refuted"))
+        newer = report("confirmed")
+        newer["claims"] = newer["claims"][:1]  # the newer run judged only "demo": "other" keeps its older run
+        store_report(s, newer)
+        by_card = latest_verdicts_by_card(s)
+        assert sorted(by_card) == ["demo", "other"]
+        for slug, rows in by_card.items():
+            assert [v.id for v in rows] == [v.id for v in latest_verdicts(s, slug)[1]]
+        assert [v.verdict for v in by_card["demo"]] == ["confirmed"]
+        assert by_card["other"][0].run_id != by_card["demo"][0].run_id
