@@ -3,7 +3,7 @@
 A card yields: itself (``card``/``card``), one item per follow-up (``followup``/<follow-up id>), one
 true/false item per pitfall bullet per language (``pitfall``/``pitfall-en-2``; ``lang`` set, so a user
 reading only one language is not asked the other's), and the ZeRO drills (``drill``/``memory-zero2``)
-when its claims reference ZeRO checks (see ``app.srs.drills``). Sync calls :func:`refresh_items`; an
+when its claims reference ZeRO checks (see ``app.srs.drills``). Sync calls :func:`refresh_items_bulk`; an
 item whose source disappears is retired, never deleted, so its history stays; if it comes back it
 returns with its history.
 """
@@ -60,17 +60,13 @@ def item_specs(doc: CardDoc) -> list[ItemSpec]:
     return specs
 
 
-def refresh_items(session: Session, card: Card, doc: CardDoc) -> None:
-    """Create, revive or retire ``card``'s items to match ``doc`` (inside the caller's transaction)."""
-    refresh_items_bulk(session, [(card, doc)])
-
-
 def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
     return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
 def refresh_items_bulk(session: Session, cards: list[tuple[Card, CardDoc]]) -> None:
-    """:func:`refresh_items` for many cards in a few statements (sync of a whole deck)."""
+    """Create, revive or retire each card's items to match its doc, in a few statements (inside the
+    caller's transaction)."""
     if not cards:
         return
     ids = [card.id for card, _ in cards if card.id is not None]
@@ -130,20 +126,21 @@ def retire_card_items(session: Session, card: Card) -> None:
 def refresh_stale_items(session: Session) -> int:
     """Refresh the items of every live card whose content changed since its items were derived.
 
-    Sync calls :func:`refresh_items` itself; this catches cards synced by code that did not (an older
+    Sync calls :func:`refresh_items_bulk` itself; this catches cards synced by code that did not (an older
     sync, a bulk import) and runs at start-up and after an admin sync. Returns how many cards it fixed.
     """
     rows = session.exec(select(Card, ItemSource).outerjoin(ItemSource, col(ItemSource.card_id) == Card.id)).all()
     fixed = 0
+    stale: list[tuple[Card, CardDoc]] = []
     for card, src in rows:
         if card.retired:
             if src is None or src.content_hash:
                 retire_card_items(session, card)
                 fixed += 1
         elif src is None or src.content_hash != card.content_hash:
-            refresh_items(session, card, card_doc(card.source_text, card.slug))
-            fixed += 1
-    return fixed
+            stale.append((card, card_doc(card.source_text, card.slug)))
+    refresh_items_bulk(session, stale)
+    return fixed + len(stale)
 
 
 @lru_cache(maxsize=2048)
