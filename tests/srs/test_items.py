@@ -8,12 +8,11 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.auth.users import create_user
 from app.cards.sync import sync_cards
 from app.models import ItemState, ReviewItem, ReviewLog
 from app.srs import review as srs
 from app.srs.items import faces, item_specs, pitfall_statements
-from tests.utils.srs_cards import make_card, write_deck
+from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 
@@ -51,11 +50,7 @@ def test_followup_without_answer_shows_the_section_that_answers_it() -> None:
 def test_editing_a_card_keeps_history(engine: Engine, tmp_path: Path) -> None:
     deck = tmp_path / "cards"
     sync_cards(engine, write_deck(deck, [make_card("zero", follow_ups=2, pitfalls=(0, 1))]))
-    with Session(engine) as s, s.begin():
-        user, _ = create_user(s, "ana")
-        s.flush()
-        uid = user.id
-    assert uid is not None
+    uid = new_user_id(engine, "ana")
     with Session(engine) as s:
         items = {i.key: i.id for i in s.exec(select(ReviewItem))}
     for key in ("q1", "q2"):

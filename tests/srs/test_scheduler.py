@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from app.cards.sync import sync_cards
 from app.srs import review as srs
 from app.srs.scheduler import as_utc, card_from_columns, make_scheduler, parse_rating, review
-from tests.utils.srs_cards import make_card, write_deck
+from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
@@ -74,14 +74,9 @@ def test_review_state_round_trips_through_the_database(engine: Engine, tmp_path:
     """submit_review stores the state, reads it back naive-or-aware, and schedules the same as fsrs."""
     from sqlmodel import Session
 
-    from app.auth.users import create_user
 
     sync_cards(engine, write_deck(tmp_path / "cards", [make_card("solo", follow_ups=0, pitfalls=(0, 0))]))
-    with Session(engine) as s, s.begin():
-        user, _ = create_user(s, "ana")
-        s.flush()
-        uid = user.id
-    assert uid is not None
+    uid = new_user_id(engine, "ana")
     with Session(engine) as s:
         first = srs.next_item(s, uid, T0)["item"]
     now, gaps = T0, []

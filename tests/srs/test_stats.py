@@ -8,12 +8,11 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.auth.users import create_user
 from app.cards.sync import sync_cards
 from app.models import ReviewItem
 from app.srs import review as srs
 from app.srs.stats import streak, user_stats
-from tests.utils.srs_cards import make_card, write_deck
+from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 2, 1, 23, 30, tzinfo=UTC)
 
@@ -29,11 +28,7 @@ def test_streak_counts_back_from_today_or_yesterday() -> None:
 def test_user_stats(engine: Engine, tmp_path: Path) -> None:
     sync_cards(engine, write_deck(tmp_path / "cards", [make_card("a", follow_ups=0, pitfalls=(0, 0)),
                                                         make_card("b", follow_ups=0, pitfalls=(0, 0))]))
-    with Session(engine) as s, s.begin():
-        user, _ = create_user(s, "ana")
-        s.flush()
-        uid = user.id
-    assert uid is not None
+    uid = new_user_id(engine, "ana")
     with Session(engine) as s:
         a, b = (i.id or 0 for i in s.exec(select(ReviewItem).order_by(ReviewItem.position)))
     # Easy on day 0 (→ Review, due in 8 days); on day 8, a Good and an Again: two review-state answers

@@ -50,3 +50,16 @@ def small_deck(folder: Path) -> Path:
         make_card("ring-allreduce"),
         make_card("mixed-precision", pitfalls=(0, 2)),
     ])
+
+
+def new_user_id(engine: Any, name: str) -> int:
+    """Create a learner and return its id (the token is not needed by tests that call app.srs directly)."""
+    from sqlmodel import Session
+
+    from app.auth.users import create_user
+
+    with Session(engine) as s, s.begin():
+        user, _token = create_user(s, name)
+        s.flush()
+        assert user.id is not None
+        return user.id
