@@ -18,6 +18,7 @@ from app.auth.ratelimit import LoginLimiter
 from app.core.config import settings
 from app.core.db import get_engine, init_db
 from app.core.logging import log, setup_logging
+from app.core.memory import freeze_long_lived
 
 
 def startup_sync(engine: Engine, cards_dir: Path) -> None:
@@ -76,6 +77,7 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
     if application.state.sync_on_startup:
         startup_sync(application.state.engine, application.state.cards_dir)
     first_start(application.state.engine, settings.BASE_URL)
+    freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     yield
 
 

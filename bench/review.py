@@ -31,10 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from app.srs.queue import CHECK_SECONDS  # noqa: E402
 from tests.utils.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
 
 N_CARDS = 1000
 N_LOGS = 100_000
+# items per card as in the bundled cards (4 follow-ups, 5 pitfalls per language): 15 per card, 15,000 in all
+FOLLOW_UPS, PITFALLS = 4, 5
+N_DUE = 14_000  # overdue at the start of each round: more than the fastest round answers
 
 
 def bench_app():  # type: ignore[no-untyped-def]
@@ -70,9 +74,10 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
             "sections": {"summary": {"zh": f"结论 {i}：$2\\Psi$",
                                      "en": f"Summary {i}: $2\\Psi + \\frac{{12\\Psi}}{{N}}$"},
                          "insights": {"zh": "- 要点", "en": "- insight one\n- insight two"},
-                         "pitfalls": {"zh": "- 陷阱一", "en": "- pitfall one"}},
+                         "pitfalls": {"zh": "\n".join(f"- 陷阱 {j}" for j in range(PITFALLS)),
+                                      "en": "\n".join(f"- pitfall {j}" for j in range(PITFALLS))}},
             "follow_ups": [{"id": f"f{j}", "question": {"zh": f"追问 {j}", "en": f"Follow-up {j}?"},
-                            "answer": {"en": f"Answer {j}"}} for j in range(3)],
+                            "answer": {"en": f"Answer {j}"}} for j in range(FOLLOW_UPS)],
             "links": [{"slug": f"card-{(i + 1) % N_CARDS:04d}"}],
         })
         (cards / f"{doc.slug}.md").write_text(dump_card(doc), encoding="utf-8")
@@ -91,7 +96,7 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
         rows = s.exec(select(ReviewItem).where(ReviewItem.retired == False)).all()  # noqa: E712
         items = [i.id for i in rows]
         lang = {i.id: i.lang for i in rows}
-    due_now = set(rng.sample(items, 4000))
+    due_now = set(rng.sample(items, N_DUE))
     states, logs = [], []
     for item in items:
         if item in due_now:
@@ -126,24 +131,32 @@ def server_cpu(pid: int) -> float:
 
 
 def reset_due(url: str, due: list[int]) -> None:
-    """Make the bench's overdue items overdue again (between rounds, while the server is idle)."""
-    from sqlalchemy import update
+    """Make the bench's overdue items overdue again (between rounds, while the server is idle).
+
+    A direct write: it bumps the user's revision (``app.srs.clock``) so the server rebuilds its queue.
+    """
+    from sqlalchemy import select, update
 
     from app.core.db import make_engine
     from app.models import ItemState
+    from app.srs import clock
 
     engine = make_engine(url)
     past = datetime.now(UTC) - timedelta(hours=1)
     with engine.begin() as conn:
         conn.execute(update(ItemState).where(ItemState.item_id.in_(due)).values(  # type: ignore[attr-defined]
             due=past, state=2, step=None, stability=10.0, difficulty=5.0, last_review=past - timedelta(days=10)))
+        for uid in conn.execute(select(ItemState.user_id).distinct()).scalars():  # type: ignore[call-overload]
+            clock.bump(conn, clock.user_scope(uid))
     engine.dispose()
 
 
 async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
-                pools: list[list[int]], round_no: int = 0) -> tuple[int, list[float], int]:
+                pools: list[list[int]], round_no: int = 0) -> tuple[int, list[float], int, list[float]]:
+    """Returns req/s, every latency, the error count, and the POST latencies alone (also in the first)."""
     stop = time.perf_counter() + seconds
     latencies: list[float] = []
+    posts: list[float] = []
     errors = 0
 
     async def client(k: int) -> int:
@@ -171,6 +184,7 @@ async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
             t = time.perf_counter()
             code, data = await c.request("POST", "/api/review", body, f"Idempotency-Key: b-{round_no}-{item}-{k}\r\n")
             latencies.append(time.perf_counter() - t)
+            posts.append(latencies[-1])
             if code != 200:
                 errors += 1
                 print("POST", code, data[:200], file=sys.stderr)
@@ -181,7 +195,7 @@ async def drive(port: int, token: str, seconds: float, clients: int, mode: str,
     t0 = time.perf_counter()
     counts = await asyncio.gather(*(client(k) for k in range(clients)))
     elapsed = time.perf_counter() - t0
-    return int(sum(counts) / elapsed), latencies, errors
+    return int(sum(counts) / elapsed), latencies, errors, posts
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -221,18 +235,24 @@ def main() -> None:
             cpu = {"bare": [], "review": []}  # type: dict[str, list[float]]
             asyncio.run(drive(port, token, 1.0, args.clients, "bare", []))  # warm-up
             for r in range(args.rounds):
-                # every round answers the same 4,000 overdue items: put them back (a fast server would run out)
+                # every round answers the same overdue items: put them back (a fast server would run out), then
+                # let the server notice (its queue checks the revisions once a second) and load its queue
                 reset_due(url, due)
+                time.sleep(CHECK_SECONDS + 0.1)
+                asyncio.run(drive(port, token, 0.5, 1, "next", []))
                 rng.shuffle(due)
                 pools = [due[k::args.clients] for k in range(args.clients)]
                 for mode in ("bare", "review"):
                     cpu0 = server_cpu(proc.pid)
-                    rps, lat, errors = asyncio.run(drive(port, token, args.seconds, args.clients, mode, pools, r))
+                    rps, lat, errors, posts = asyncio.run(
+                        drive(port, token, args.seconds, args.clients, mode, pools, r))
                     cpu_ms = (server_cpu(proc.pid) - cpu0) * 1000 / max(1, len(lat))
                     rows[mode].append((rps, pct(lat, 0.5), pct(lat, 0.99)))
                     cpu[mode].append(cpu_ms)
+                    split = (f"  (p99 GET {pct([x for x in lat if x not in set(posts)], .99):.1f} / "
+                             f"POST {pct(posts, .99):.1f} ms)" if posts else "")
                     print(f"round {r + 1} {mode:>6}: {rps:6d} req/s  p50 {pct(lat, .5):6.1f} ms  "
-                          f"p99 {pct(lat, .99):6.1f} ms  server CPU {cpu_ms:.3f} ms/req  errors {errors}")
+                          f"p99 {pct(lat, .99):6.1f} ms  server CPU {cpu_ms:.3f} ms/req  errors {errors}{split}")
         finally:
             proc.terminate()
             proc.wait(timeout=10)

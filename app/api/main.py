@@ -12,13 +12,15 @@ from app.pages.routes import router as pages_router
 from app.pages.templating import STATIC_DIR
 
 api_router = APIRouter()
+# the review router first: routes are matched in order, and GET next / POST review are the hot paths
+# (their /api/review prefix overlaps no other router)
+api_router.include_router(review.router)
 api_router.include_router(health.router)
 # exports before cards: its GET /api/cards/{slug}.md must match before the cards router's /api/cards/{slug}.
 api_router.include_router(exports.router)
 api_router.include_router(verification.router)
 api_router.include_router(cards.router)
 api_router.include_router(graph.router)
-api_router.include_router(review.router)
 api_router.include_router(users.router)
 api_router.include_router(admin.router)
 api_router.include_router(login.router)

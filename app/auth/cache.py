@@ -7,13 +7,15 @@ Invalidation: any ORM flush in this process that adds, changes or deletes a ``Us
 ``UserSettings`` row clears the cache, at the flush and again at the commit (a generation counter stops a
 lookup that raced with the change from storing the old row). A change made by another process (a second
 worker, the ``proofdeck`` CLI) or by raw SQL is seen within :data:`TTL` seconds.
-Each request gets its own detached copies of the rows, so no two requests share an ORM object.
+Each request gets its own detached copies of the rows, so no two requests share an ORM object; the hot
+review routes take the immutable :class:`SignedIn` value instead, which costs no copy.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import event
@@ -25,6 +27,7 @@ from sqlmodel import Session
 from app.auth.security import hash_token, token_matches
 from app.auth.users import _login_statement
 from app.models.user import ApiToken, User, UserSettings
+from app.srs.prefs import Prefs
 
 TTL = 2.0
 MAX_ENTRIES = 10_000
@@ -32,7 +35,19 @@ KINDS = ("api", "session")
 _USER_COLS = ("id", "username", "is_admin", "password_hash", "created_at")
 _SETTINGS_COLS = ("user_id", "desired_retention", "new_per_day", "language", "parameters", "optimized_at",
                   "optimized_reviews")
-Entry = tuple[float, str, dict[str, Any], dict[str, Any] | None]  # (expires, kind, user, settings)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """Who is signed in, as an immutable value shared by requests (the hot review routes take this
+    instead of ORM copies of the rows)."""
+
+    user_id: int
+    is_admin: bool
+    prefs: Prefs
+
+
+Entry = tuple[float, str, dict[str, Any], dict[str, Any] | None, SignedIn]  # (expires, kind, user, settings, ...)
 _cache: dict[tuple[str, str], Entry] = {}
 _lock = threading.Lock()
 _generation = 0
@@ -57,7 +72,7 @@ def _copy(cls: Any, data: dict[str, Any]) -> Any:
 
 
 def _answer(entry: Entry, kinds: tuple[str, ...]) -> tuple[User, UserSettings | None] | None:
-    _expires, kind, user, st = entry
+    _expires, kind, user, st, _signed_in = entry
     if kind not in kinds:
         return None
     return _copy(User, user), (_copy(UserSettings, st) if st is not None else None)
@@ -71,27 +86,50 @@ def cached_login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> 
     return _answer(entry, kinds)
 
 
+def cached_signed_in(engine: Engine, token: str) -> Any:
+    """:class:`SignedIn` for a cached ``token`` of any kind (None: no such token), or :data:`MISS`."""
+    entry = _cache.get(_key(engine, token))
+    if entry is None or entry[0] < time.monotonic():
+        return MISS
+    return entry[4]
+
+
+def signed_in(engine: Engine, token: str) -> SignedIn | None:
+    """:class:`SignedIn` behind ``token`` (None when unknown); a miss reads and caches it."""
+    found = cached_signed_in(engine, token)
+    if found is not MISS:
+        return found
+    entry = _load(engine, token)
+    return entry[4] if entry is not None and entry[1] in KINDS else None
+
+
 def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[User, UserSettings | None] | None:
     """(user, settings) behind ``token`` (None when unknown or of another kind); a miss reads and caches it."""
-    if not token or len(token) > 256:
-        return None
     found = cached_login(engine, token, kinds)
     if found is not MISS:
         return found
+    entry = _load(engine, token)
+    return _answer(entry, kinds) if entry is not None else None
+
+
+def _load(engine: Engine, token: str) -> Entry | None:
+    if not token or len(token) > 256:
+        return None
     generation = _generation
     with Session(engine) as session:
         row = session.exec(_login_statement(), params={"digest": hash_token(token)}).first()
         if row is None or not token_matches(token, row[0].token_hash):
             return None
         api_token, user, st = row
+        settings = {c: getattr(st, c) for c in _SETTINGS_COLS} if st is not None else None
         entry: Entry = (time.monotonic() + TTL, api_token.kind, {c: getattr(user, c) for c in _USER_COLS},
-                        {c: getattr(st, c) for c in _SETTINGS_COLS} if st is not None else None)
+                        settings, SignedIn(user_id=user.id, is_admin=user.is_admin, prefs=Prefs.of(settings)))
     with _lock:
         if len(_cache) > MAX_ENTRIES:
             _cache.clear()
         if generation == _generation:
             _cache[_key(engine, token)] = entry
-    return _answer(entry, kinds)
+    return entry
 
 
 _WATCHED = (User, ApiToken, UserSettings)

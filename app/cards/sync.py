@@ -21,6 +21,7 @@ from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.render.math import math_problems
 from app.srs.items import refresh_items_bulk, retire_card_items
+from app.srs.queue import deck_changed
 
 CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)
 
@@ -193,4 +194,6 @@ def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
                 card.updated_at = utcnow()
                 session.add(card)
                 report.retired.append(slug)
+        if report.added or report.updated or report.retired:
+            deck_changed(session)  # in-memory review queues: this process drops them, others notice
     return report

@@ -1,10 +1,10 @@
 """Database tables (SQLModel). Importing this package registers every table."""
 
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
-from app.models.review import DrillShowing, ItemSource, ItemState, ReviewItem, ReviewLog
+from app.models.review import ChangeClock, DrillShowing, ItemSource, ItemState, ReviewItem, ReviewLog
 from app.models.user import ApiToken, User, UserSettings
 from app.models.verification import ClaimVerdict, VerificationRun
 
-__all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "ClaimVerdict",
-           "DrillShowing", "ItemSource", "ItemState", "ReviewItem", "ReviewLog", "User", "UserSettings",
-           "VerificationRun"]
+__all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "ChangeClock",
+           "ClaimVerdict", "DrillShowing", "ItemSource", "ItemState", "ReviewItem", "ReviewLog", "User",
+           "UserSettings", "VerificationRun"]

@@ -95,3 +95,13 @@ class ReviewLog(SQLModel, table=True):
     state_after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     idempotency_key: str = Field(max_length=128)
     response: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class ChangeClock(SQLModel, table=True):
+    """A revision counter per scope: ``deck`` (bumped by every sync) and ``user:<id>`` (bumped by every
+    transaction that changes that user's review state). In-memory review queues (``app.srs.queue``)
+    compare them to notice writes made by other processes.
+    """
+
+    name: str = Field(primary_key=True, max_length=64)
+    rev: int = 0

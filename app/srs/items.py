@@ -23,6 +23,7 @@ from app.models.card import Card
 from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
 from app.srs import drills
+from app.srs.queue import deck_changed
 
 LANGS = ("zh", "en")
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")
@@ -140,6 +141,8 @@ def refresh_stale_items(session: Session) -> int:
         elif src is None or src.content_hash != card.content_hash:
             stale.append((card, card_doc(card.source_text, card.slug)))
     refresh_items_bulk(session, stale)
+    if fixed or stale:
+        deck_changed(session)
     return fixed + len(stale)
 
 

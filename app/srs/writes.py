@@ -1,9 +1,13 @@
 """Short write transactions that never surface "database is locked" to a user.
 
 SQLite allows one writer at a time. Inside one process a lock per engine queues writers in Python
-(cheaper than SQLite's busy-wait back-off); across processes the busy timeout set by ``make_engine``
-waits, and a write that still fails with "database is locked" is retried with a fresh transaction.
-PostgreSQL needs neither: the lock is skipped and its row locks do the work.
+(cheaper than SQLite's busy-wait back-off); each transaction starts with ``BEGIN IMMEDIATE``, so it holds
+the database's write lock before its first read (what it reads cannot change under it, even from
+another process); across processes the busy timeout set by ``make_engine`` waits, and a write that still
+fails with "database is locked" is retried with a fresh transaction. PostgreSQL needs none of this: the
+lock is skipped and its row locks do the work.
+
+:func:`try_write_now` is the non-waiting variant for code on the event loop (group commit of answers).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
+
+from app.core.db import BUSY_TIMEOUT_MS
 
 T = TypeVar("T")
 _locks: dict[int, threading.Lock] = {}
@@ -48,6 +54,8 @@ def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session 
     for attempt in range(RETRIES):
         try:
             with lock if lock is not None else nullcontext(), Session(engine, expire_on_commit=False) as session:
+                if lock is not None:
+                    session.connection().exec_driver_sql("BEGIN IMMEDIATE")
                 result = work(session)
                 session.commit()
                 return result
@@ -56,3 +64,36 @@ def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session 
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+NOT_NOW = object()
+
+
+def try_write_now(engine: Engine, work: Callable[[Session], T]) -> T | object:
+    """Run ``work`` like :func:`run_write` only if nothing makes it wait: SQLite, this process's write lock
+    free and the database's write lock free (busy timeout 0 for this one transaction). Else
+    :data:`NOT_NOW`, having written nothing; the caller then runs :func:`run_write` in a thread.
+    PostgreSQL always answers :data:`NOT_NOW` (its statements wait on the network and on row locks).
+    """
+    lock = _lock_for(engine)
+    if lock is None or not lock.acquire(blocking=False):
+        return NOT_NOW
+    try:
+        with Session(engine, expire_on_commit=False) as session:
+            conn = session.connection()
+            raw = conn.connection.dbapi_connection
+            assert raw is not None
+            raw.execute("PRAGMA busy_timeout=0")
+            try:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")  # the one statement that could wait (WAL)
+            except OperationalError as exc:
+                if not _locked(exc):
+                    raise
+                return NOT_NOW
+            finally:
+                raw.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            result = work(session)
+            session.commit()
+            return result
+    finally:
+        lock.release()

@@ -135,6 +135,24 @@ def test_clear_4xx(two: tuple[TestClient, dict[str, str], dict[str, str]]) -> No
     assert r.status_code == 422 and r.json()["detail"] == "language must be one of zh, en, both; got 'fr'"
 
 
+def test_bad_bodies_get_field_by_field_422(two: tuple[TestClient, dict[str, str], dict[str, str]]) -> None:
+    """POST /api/review checks its body itself (a hot route): the same 422 shape FastAPI gives elsewhere."""
+    client, alice, _ = two
+    cases = [(b"\xa9\x99 not utf-8", "json_invalid", ["body"]), (b"{", "json_invalid", ["body"]),
+             (b'{"rating": 3}', "missing", ["body", "item_id"]),
+             (b'{"item_id": 0, "rating": 3}', "greater_than_equal", ["body", "item_id"]),
+             (b'{"item_id": 1, "typed_answer": "a\\u0000b"}', "string_pattern_mismatch", ["body", "typed_answer"])]
+    for raw, kind, loc in cases:
+        r = client.post("/api/review", content=raw, headers={**alice, "Content-Type": "application/json"})
+        assert r.status_code == 422, (raw, r.text)
+        errors = r.json()["detail"]
+        assert [(e["type"], e["loc"]) for e in errors][:1] == [(kind, loc)], (raw, errors)
+    r = client.post("/api/review", content=b"{", headers={"Content-Type": "application/json"})
+    assert r.status_code == 401  # who you are is checked before what you sent
+    r = client.post("/api/review", json={"item_id": 1, "rating": 3}, headers={**alice, "Idempotency-Key": "k" * 129})
+    assert r.status_code == 422 and "use at most 128" in r.json()["detail"]
+
+
 def test_drill_answer_graded_with_stored_numbers(two: tuple[TestClient, dict[str, str], dict[str, str]]) -> None:
     from app.models import DrillShowing
     from app.srs import drills

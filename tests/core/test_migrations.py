@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
 from sqlalchemy import inspect, text
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, select
 
 import app.core.migrate as migrate
@@ -31,14 +33,16 @@ def test_migrations_from_scratch_equal_the_models(database_url: str) -> None:
         engine.dispose()
 
 
-def test_upgrade_from_the_first_release_keeps_reviews(database_url: str, cards_dir: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    engine = make_engine(database_url)
-    migrate.upgrade(engine, "0001")  # a database as the first release made it
-    assert "method" not in {c["name"] for c in inspect(engine).get_columns("claimverdict")}
+def _downgrade(engine: Engine, revision: str) -> None:
+    cfg = migrate.alembic_config(engine)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, revision)
 
-    # the first release reviews through the real API (its schema step skipped: the database is at 0001)
-    monkeypatch.setattr(migrate, "ensure_schema", lambda _engine: None)
+
+def test_upgrade_from_the_first_release_keeps_reviews(database_url: str, cards_dir: Path) -> None:
+    engine = make_engine(database_url)
+    # reviews made through the real API, then the database taken back to the first release's schema
     with TestClient(create_app(database_url=database_url, cards_dir=cards_dir, sync_on_startup=True)) as client:
         with Session(engine) as s, s.begin():
             _user, token = create_user(s, "ada")
@@ -48,6 +52,10 @@ def test_upgrade_from_the_first_release_keeps_reviews(database_url: str, cards_d
             r = client.post("/api/review", json={"item_id": item["id"], "rating": 3},
                             headers={**auth, "Idempotency-Key": f"k{n}"})
             assert r.status_code == 200, r.text
+    _downgrade(engine, "0001")
+    assert migrate.current_revision(engine) == "0001"
+    assert "method" not in {c["name"] for c in inspect(engine).get_columns("claimverdict")}
+    assert "changeclock" not in inspect(engine).get_table_names()
     with engine.begin() as conn:
         conn.execute(text("INSERT INTO verificationrun (created_at, status, error, host, backend, device, "
                           "torch_version, proofdeck_version, world_sizes, environment, report) VALUES "
@@ -59,7 +67,6 @@ def test_upgrade_from_the_first_release_keeps_reviews(database_url: str, cards_d
     with Session(engine) as s:
         before = [(r.id, r.item_id, r.rating, r.idempotency_key) for r in s.exec(select(ReviewLog))]
     assert len(before) == 3
-    monkeypatch.undo()
 
     init_db(engine)  # what `proofdeck db upgrade` and every start do
     assert migrate.current_revision(engine) == migrate.head_revision()
@@ -72,6 +79,10 @@ def test_upgrade_from_the_first_release_keeps_reviews(database_url: str, cards_d
         log = client.get("/api/review/log", headers=auth)
         assert log.status_code == 200 and len(log.json()["data"]) == 3
         assert client.get("/cards/zero-sharding").status_code == 200
+        item = client.get("/api/review/next", headers=auth).json()["item"]  # and reviewing goes on
+        r = client.post("/api/review", json={"item_id": item["id"], "rating": 3},
+                        headers={**auth, "Idempotency-Key": "k3"})
+        assert r.status_code == 200 and not r.json()["replayed"], r.text
     engine.dispose()
 
 

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request
-from pydantic import BaseModel, Field
-from sqlmodel import Session
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, Field, ValidationError
 
-from app.api.deps import CurrentUser, SessionDep, user_settings
+from app.api.deps import CurrentUser, SessionDep, signed_in
 from app.api.errors import MAX_ID, IdPath, Offset, errors
+from app.api.fastjson import FastJSON
 from app.api.guards import NO_NUL
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
+from app.srs.committer import group_commit
+from app.srs.grading import Answer
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
-from app.srs.scheduler import InvalidRating, now_utc
+from app.srs.queue import queues
+from app.srs.scheduler import now_utc
 from app.srs.stats import user_stats
 from app.srs.writes import run_write
 
@@ -40,26 +45,71 @@ def _raise(exc: Exception) -> HTTPException:
     return HTTPException(422, detail=str(exc))
 
 
-@router.get("/next")
-def next_item(user: CurrentUser, request: Request) -> dict[str, Any]:
-    """The next due item (most overdue first, then new ones within today's quota), or when one is next due."""
-    assert user.id is not None
-    with Session(request.app.state.engine) as session:  # not SessionDep: a sync generator dep costs two thread hops
-        return srs.next_item(session, user.id, now_utc(), user_settings(request))
+# The two hot routes take the Request alone and do their own sign-in and body checks: FastAPI's dependency
+# resolution and body handling cost more than everything else these routes do (bench/review.py). The
+# checks and answers are the same as the dependencies' (401 first, then FastAPI-shaped 422 for the body);
+# the schema documents the body and the header the same way.
+_REVIEW_DOC: dict[str, Any] = {
+    "parameters": [{"name": "Idempotency-Key", "in": "header", "required": False,
+                    "schema": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "Idempotency-Key"}}],
+    "requestBody": {"required": True, "content": {"application/json": {"schema": ReviewIn.model_json_schema()}}},
+}
 
 
-@router.post("", responses=errors(400, 404, 409))
-def post_review(body: ReviewIn, user: CurrentUser, request: Request,
-                idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None) -> dict[str, Any]:
-    """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response."""
-    assert user.id is not None  # no request session: the write runs in its own short transaction
+async def _review_body(request: Request) -> ReviewIn:
     try:
-        return srs.submit_review(request.app.state.engine, user.id, item_id=body.item_id, rating=body.rating,
-                                 typed_answer=body.typed_answer, showing_id=body.showing_id,
-                                 duration_ms=body.duration_ms, idempotency_key=idempotency_key or body.idempotency_key,
-                                 now=now_utc(), fuzz=request.app.state.srs_fuzz, settings=user_settings(request))
-    except (srs.ReviewError, InvalidRating) as exc:
+        return ReviewIn.model_validate_json(await request.body())
+    except ValidationError as exc:
+        errors = []
+        for e in exc.errors(include_url=False):
+            raw = e.get("input")  # a body that is not JSON comes back as bytes, maybe not UTF-8
+            errors.append({**e, "loc": ("body", *e["loc"]),
+                           "input": raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw})
+        raise RequestValidationError(errors, body=None) from None
+
+
+@router.get("/next", response_model=dict[str, Any])
+async def next_item(request: Request) -> FastJSON:
+    """The next due item (most overdue first, then new ones within today's quota), or when one is next due.
+
+    Served from this process's in-memory queue (``app.srs.queue``): no query unless the queue is due a
+    check (once a second) or the item is a drill (its numbers are stored).
+    """
+    user = await signed_in(request)
+    engine, now, prefs = request.app.state.engine, now_utc(), user.prefs
+    registry = queues(engine)
+    q = registry.fresh(user.user_id, prefs.language, now)
+    if q is None:
+        q = await run_in_threadpool(registry.get, user.user_id, prefs.language, now)
+    pick = registry.pick(q, now, prefs.new_per_day)
+    if pick.item is not None and pick.item.kind == "drill":
+        out = await run_in_threadpool(srs.next_view, engine, user.user_id, pick, prefs.language)
+    else:
+        out = srs.next_view(engine, user.user_id, pick, prefs.language)
+    return FastJSON(out)
+
+
+@router.post("", response_model=dict[str, Any], responses=errors(400, 404, 409), openapi_extra=_REVIEW_DOC)
+async def post_review(request: Request) -> FastJSON:
+    """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response.
+
+    Answers arriving together are written in one transaction (``app.srs.committer``); the response comes
+    after the commit.
+    """
+    user = await signed_in(request)
+    body = await _review_body(request)
+    key = request.headers.get("idempotency-key") or body.idempotency_key
+    answer = Answer(user_id=user.user_id, item_id=body.item_id, now=now_utc(), rating=body.rating,
+                    typed=body.typed_answer, showing_id=body.showing_id, duration_ms=body.duration_ms,
+                    fuzz=request.app.state.srs_fuzz, prefs=user.prefs, **({"key": key} if key else {}))
+    try:
+        answer.check()
+    except srs.ReviewError as exc:
         raise _raise(exc) from None
+    outcome = await group_commit(request.app.state.engine).submit(answer)
+    if isinstance(outcome, Exception):
+        raise _raise(outcome)
+    return FastJSON(outcome)
 
 
 @router.get("/stats")

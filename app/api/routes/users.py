@@ -10,6 +10,7 @@ from app.api.deps import AdminUser, CurrentUser, SessionDep
 from app.api.errors import IdPath, errors
 from app.auth.users import MIN_PASSWORD, USERNAME_RE, UserError, create_user, issue_token
 from app.models.user import User, UserPublic
+from app.srs.queue import user_changed
 from app.srs.writes import run_write
 
 router = APIRouter(prefix="/api/users", tags=["users"], responses=errors(401, 422))
@@ -98,5 +99,6 @@ def delete_user(user_id: IdPath, admin: AdminUser, request: Request, session: Se
                 s.delete(row)
         s.flush()
         s.delete(user)
+        user_changed(s, user_id)  # its in-memory review queues go (an id can be reused)
 
     run_write(request.app.state.engine, work, release=session)

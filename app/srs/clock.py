@@ -1,0 +1,50 @@
+"""Revision counters that tell a process when another one changed review state (``ChangeClock`` rows).
+
+Scopes: :data:`DECK` (bumped by every sync: items, cards or their text may have changed) and
+:func:`user_scope` (bumped by every transaction that changes one user's states or logs). A writer bumps
+inside its own transaction, so a reader that sees the new revision also sees the rows it covers.
+Anything that edits those tables directly (a script, raw SQL) must bump the same counter, or servers
+keep serving their queue until they restart or sync.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from app.models.review import ChangeClock
+
+DECK = "deck"
+_TABLE: Any = ChangeClock.__table__  # type: ignore[attr-defined]
+
+
+def user_scope(user_id: int) -> str:
+    return f"user:{user_id}"
+
+
+@lru_cache(maxsize=4)
+def _bump_statement(dialect: str) -> Any:
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(_TABLE).values(name=bindparam("name"), rev=1)
+    return stmt.on_conflict_do_update(index_elements=[_TABLE.c.name],
+                                      set_={"rev": _TABLE.c.rev + 1}).returning(_TABLE.c.rev)
+
+
+def bump(conn: Connection, name: str) -> int:
+    """Add one to ``name``'s revision (creating it at 1) in the caller's transaction; the new revision."""
+    return int(conn.execute(_bump_statement(conn.dialect.name), {"name": name}).scalar_one())
+
+
+@lru_cache(maxsize=1)
+def _read_statement() -> Any:
+    return select(_TABLE.c.name, _TABLE.c.rev).where(_TABLE.c.name.in_(bindparam("names", expanding=True)))
+
+
+def read(conn: Connection, *names: str) -> dict[str, int]:
+    """Current revisions of ``names`` (0 for a scope never bumped)."""
+    found = {name: int(rev) for name, rev in conn.execute(_read_statement(), {"names": list(names)})}
+    return {name: found.get(name, 0) for name in names}

@@ -1,0 +1,29 @@
+"""A user's review settings as a small immutable value (shared safely between requests and threads)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.models.user import UserSettings
+
+_DEFAULTS = UserSettings(user_id=0)  # the model's defaults, defined once there
+_FIELDS = ("language", "new_per_day", "desired_retention", "parameters")
+
+
+@dataclass(frozen=True, slots=True)
+class Prefs:
+    language: str = _DEFAULTS.language
+    new_per_day: int = _DEFAULTS.new_per_day
+    desired_retention: float = _DEFAULTS.desired_retention
+    parameters: tuple[float, ...] | None = None
+
+    @classmethod
+    def of(cls, st: UserSettings | dict[str, Any] | None) -> Prefs:
+        """From a settings row, the columns of one (the sign-in cache keeps those), or None (defaults)."""
+        if st is None:
+            return cls()
+        m: dict[str, Any] = st if isinstance(st, dict) else {n: getattr(st, n) for n in _FIELDS}
+        params = m["parameters"]
+        return cls(language=str(m["language"]), new_per_day=int(m["new_per_day"]),
+                   desired_retention=float(m["desired_retention"]), parameters=tuple(params) if params else None)
