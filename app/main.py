@@ -13,8 +13,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from app.api.guards import RejectNul
-from app.api.main import api_router, install_pages
+from app.api.main import install_api, install_pages
 from app.auth.ratelimit import LoginLimiter
+from app.core.checkpointer import start_checkpointer
 from app.core.config import settings
 from app.core.db import get_engine, init_db
 from app.core.logging import log, setup_logging
@@ -78,7 +79,12 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         startup_sync(application.state.engine, application.state.cards_dir)
     first_start(application.state.engine, settings.BASE_URL)
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
-    yield
+    checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
+    try:
+        yield
+    finally:
+        if checkpointer is not None:
+            checkpointer.stop()
 
 
 def create_app(*, database_url: str | None = None, cards_dir: Path | None = None,
@@ -94,7 +100,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
     application.state.login_limiter = LoginLimiter()  # per process: see app/auth/ratelimit.py
     application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
-    application.include_router(api_router)
+    install_api(application)
     install_pages(application)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application

@@ -249,8 +249,9 @@ def main() -> None:
                     cpu_ms = (server_cpu(proc.pid) - cpu0) * 1000 / max(1, len(lat))
                     rows[mode].append((rps, pct(lat, 0.5), pct(lat, 0.99)))
                     cpu[mode].append(cpu_ms)
-                    split = (f"  (p99 GET {pct([x for x in lat if x not in set(posts)], .99):.1f} / "
-                             f"POST {pct(posts, .99):.1f} ms)" if posts else "")
+                    gets = [x for x in lat if x not in set(posts)]
+                    split = (f"  (GET p50/p99 {pct(gets, .5):.1f}/{pct(gets, .99):.1f}, "
+                             f"POST {pct(posts, .5):.1f}/{pct(posts, .99):.1f} ms)" if posts else "")
                     print(f"round {r + 1} {mode:>6}: {rps:6d} req/s  p50 {pct(lat, .5):6.1f} ms  "
                           f"p99 {pct(lat, .99):6.1f} ms  server CPU {cpu_ms:.3f} ms/req  errors {errors}{split}")
         finally:

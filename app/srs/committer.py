@@ -21,6 +21,10 @@ from starlette.concurrency import run_in_threadpool
 from app.srs.grading import Answer, Outcome, grade_batch
 
 MAX_BATCH = 256
+# Event-loop turns a flush waits before taking its batch: each turn reads whatever requests have arrived,
+# so answers sent at about the same time share one commit (bench/review.py: batches of ~8 answers without
+# it, ~30 with three turns, and a third less server CPU per answer). Idle, three turns cost microseconds.
+GATHER_ROUNDS = 3
 
 
 class GroupCommit:
@@ -42,6 +46,8 @@ class GroupCommit:
 
     async def _flush(self) -> None:
         try:
+            for _ in range(GATHER_ROUNDS):  # let requests already on the wire join this batch
+                await asyncio.sleep(0)
             while self._queue:
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
                 answers = [a for a, _ in batch]

@@ -235,7 +235,7 @@ class _Batch:
         columns = card_columns(after)
         reps = (0 if state is None else state.reps) + 1
         lapses = (0 if state is None else state.lapses) + (int(grade) == 1 and int(before.state) == 2)
-        new_row = StateRow.of({**columns, "reps": reps, "lapses": lapses})
+        new_row = StateRow(reps=reps, lapses=lapses, **columns)
         current[a.item_id] = new_row
         target = (a.user_id, a.item_id)
         values = {"reps": reps, "lapses": lapses, **columns}
@@ -287,17 +287,26 @@ class _Batch:
         if p.updates:
             conn.execute(_state_update(), list(p.updates.values()))
         if p.logs:
-            # one executemany (RETURNING would run a statement per row on SQLite), then the ids by key
+            # one executemany (RETURNING would run a statement per row on SQLite), then the ids
             conn.execute(_LOGS.insert(), [row for _i, row in p.logs])
-            by_user: dict[int, list[str]] = {}
-            for _i, row in p.logs:
-                by_user.setdefault(row["user_id"], []).append(row["idempotency_key"])
-            ids = {(uid, key): log_id for uid, keys in by_user.items()
-                   for key, log_id in conn.execute(_log_ids_statement(), {"uid": uid, "keys": keys})}
-            for i, row in p.logs:
+            for (i, _row), log_id in zip(p.logs, self._log_ids(), strict=True):
                 out = self.out[i]
                 assert isinstance(out, dict)
-                out.update(log_id=ids[(row["user_id"], row["idempotency_key"])], replayed=False)
+                out.update(log_id=log_id, replayed=False)
+
+    def _log_ids(self) -> list[int]:
+        """The ids of the logs just inserted, in order. SQLite, holding the write lock since BEGIN IMMEDIATE:
+        each row took the next rowid, so they end at ``last_insert_rowid()``. Elsewhere: by their keys."""
+        logs = self.pending.logs
+        if self.conn.dialect.name == "sqlite":
+            last = int(self.conn.exec_driver_sql("SELECT last_insert_rowid()").scalar_one())
+            return list(range(last - len(logs) + 1, last + 1))
+        by_user: dict[int, list[str]] = {}
+        for _i, row in logs:
+            by_user.setdefault(row["user_id"], []).append(row["idempotency_key"])
+        ids = {(uid, key): log_id for uid, keys in by_user.items()
+               for key, log_id in self.conn.execute(_log_ids_statement(), {"uid": uid, "keys": keys})}
+        return [ids[(row["user_id"], row["idempotency_key"])] for _i, row in logs]
 
 
 def grade_batch(engine: Engine, answers: list[Answer], *, wait: bool = True) -> list[Outcome] | None:

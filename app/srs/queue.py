@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from bisect import bisect_right, insort
 from collections import OrderedDict, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,6 +27,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from sortedcontainers import SortedList
 from sqlalchemy import bindparam, event, func
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
@@ -105,6 +105,7 @@ class StateRow:
 
 
 _DUE = STATE_FIELDS.index("due")
+Change = tuple[int, tuple[Any, ...], datetime]  # (item id, StateRow.as_tuple(), answered at)
 
 
 @dataclass(slots=True)
@@ -129,20 +130,17 @@ class UserQueue:
     # item id -> the fields of its StateRow as a plain tuple of scalars and datetimes: the garbage
     # collector stops tracking such tuples, so 15,000 states cost a full collection nothing
     states: dict[int, tuple[Any, ...]]
-    by_due: list[tuple[float, int]]  # (due timestamp, item id), sorted
+    by_due: SortedList  # (due timestamp, item id): O(log n) to move one item, to count what is due
     cursor: int = 0  # new-item order before it holds only items with a state
     checked: float = field(default_factory=time.monotonic)
 
-    def put(self, item_id: int, row: StateRow) -> bool:
-        """Insert or replace an item's state; True when the item had none (it was new)."""
+    def put(self, item_id: int, row: tuple[Any, ...]) -> bool:
+        """Insert or replace an item's state (``StateRow.as_tuple()``); True when it had none (it was new)."""
         old = self.states.get(item_id)
         if old is not None:
-            entry = (old[_DUE].timestamp(), item_id)
-            i = bisect_right(self.by_due, entry) - 1
-            if i >= 0 and self.by_due[i] == entry:
-                del self.by_due[i]
-        self.states[item_id] = row.as_tuple()
-        insort(self.by_due, (row.due.timestamp(), item_id))
+            self.by_due.discard((old[_DUE].timestamp(), item_id))
+        self.states[item_id] = row
+        self.by_due.add((row[_DUE].timestamp(), item_id))
         return old is None
 
 
@@ -202,7 +200,7 @@ def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: i
             states[r.item_id] = StateRow.of(r).as_tuple()
     params = {"uid": user_id, "day": to_db(day)}
     new_today = int(conn.execute(_new_today_statement(), params).scalar_one())
-    by_due = sorted((row[_DUE].timestamp(), item_id) for item_id, row in states.items())
+    by_due = SortedList((row[_DUE].timestamp(), item_id) for item_id, row in states.items())
     return UserQueue(user_id=user_id, lang=lang, rev=rev, deck_rev=deck.rev, day=day, new_today=new_today,
                      states=states, by_due=by_due)
 
@@ -230,7 +228,8 @@ class Queues:
         self._loading = threading.Lock()
         # per user: the last answers this process committed, (revision, changes), to replay onto a queue
         # whose rows were read before they committed
-        self._recent: dict[int, deque[tuple[int, list[tuple[int, StateRow, datetime]]]]] = {}
+        # (the states as plain tuples, which the garbage collector stops tracking)
+        self._recent: dict[int, deque[tuple[int, list[Change]]]] = {}
 
     @property
     def engine(self) -> Engine:
@@ -296,7 +295,7 @@ class Queues:
             deck = self._deck
             assert deck is not None
             now_ts = as_utc(now).timestamp()
-            due_now = bisect_right(q.by_due, (now_ts, float("inf")))
+            due_now = q.by_due.bisect_right((now_ts, float("inf")))
             order = deck.order[q.lang]
             quota = max(0, new_per_day - q.new_today)
             new_left = min(quota, max(0, len(order) - len(q.states)))
@@ -323,7 +322,8 @@ class Queues:
                 if len(self._recent) > 4 * MAX_QUEUES:
                     self._recent.clear()
                 recent = self._recent[user_id] = deque(maxlen=RECENT)
-            recent.append((rev, changes))
+            plain = [(item_id, row.as_tuple(), at) for item_id, row, at in changes]
+            recent.append((rev, plain))
             for lang in LANGS:
                 q = self._users.get((user_id, lang))
                 if q is None or q.rev >= rev:
@@ -331,9 +331,9 @@ class Queues:
                 if q.rev != rev - 1:
                     del self._users[(user_id, lang)]  # missed another writer's change: rebuild on next use
                     continue
-                self._apply(q, rev, changes)
+                self._apply(q, rev, plain)
 
-    def _apply(self, q: UserQueue, rev: int, changes: list[tuple[int, StateRow, datetime]]) -> None:
+    def _apply(self, q: UserQueue, rev: int, changes: list[Change]) -> None:
         deck = self._deck
         for item_id, row, at in changes:
             if deck is None or item_id not in deck.items or not lang_matches(deck.items[item_id].lang, q.lang):

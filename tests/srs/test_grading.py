@@ -131,7 +131,11 @@ def test_group_commit_acknowledges_only_what_it_stored(engine: Engine, tmp_path:
             release.start()
         return list(await asyncio.gather(*(committer.submit(a) for a in answers)))
 
-    outcomes = asyncio.run(run())
+    results: list[list[object]] = []  # a thread of its own: the suite's browser tests may hold a loop here
+    worker = threading.Thread(target=lambda: results.append(asyncio.run(run())))
+    worker.start()
+    worker.join()
+    outcomes = results[0]
     assert all(isinstance(o, dict) for o in outcomes), [o for o in outcomes if not isinstance(o, dict)][:3]
     by_key: dict[str, set[int]] = {}
     for o in outcomes:
