@@ -4,9 +4,12 @@ By default SQLite checkpoints whichever commit makes the write-ahead log pass 1,
 then copies the log into the database file and syncs it to disk, a stall of several milliseconds. Group
 commit (``app.srs.committer``) commits on the event loop, so such a stall would hold every request in
 flight. While the server runs, its connections turn automatic checkpoints off and this thread runs a
-PASSIVE checkpoint (it never blocks writers or readers; its disk writes and sync happen with the GIL
-released) every :data:`INTERVAL` seconds, so the log stays small. At shutdown it checkpoints the whole
-log and truncates it.
+PASSIVE checkpoint every :data:`INTERVAL` seconds: it never blocks writers or readers, and its disk
+writes and sync happen with the GIL released. When the log has grown past :data:`RESTART_PAGES` (steady
+writes with no pause), one more checkpoint runs holding the process's write lock (``write_lock``) for
+the few milliseconds it takes to copy the last frames; a batch of answers arriving then waits in a
+worker thread while the event loop keeps serving. At shutdown it checkpoints the whole log and
+truncates it.
 
 Other processes (the CLI, tests) keep SQLite's default. PostgreSQL has nothing to do here.
 """
@@ -20,8 +23,11 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from app.core.db import write_lock
+
 log = logging.getLogger("proofdeck")
 INTERVAL = 0.2  # seconds between checkpoints
+RESTART_PAGES = 16_384  # a log this long (64 MiB of 4 KiB pages) is made to start over
 
 
 def _no_auto_checkpoint(dbapi_connection: Any, _record: Any) -> None:
@@ -56,9 +62,17 @@ class Checkpointer:
             return int(busy), int(pages), int(done)
 
     def _run(self) -> None:
+        lock = write_lock(self.engine)
+        assert lock is not None
         while not self._stop.wait(INTERVAL):
             try:
-                self.checkpoint()
+                _busy, pages, _done = self.checkpoint()  # alongside the writers
+                if pages >= RESTART_PAGES:
+                    # under steady writes a checkpoint always lags the newest commit, so the log never starts
+                    # over and only grows: copy the last frames holding this process's write lock (no commit
+                    # of ours can add any), and the next commit starts the log from the beginning
+                    with lock:
+                        self.checkpoint()
             except Exception:  # retried on the next tick; the server keeps serving
                 log.exception("WAL checkpoint failed")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,19 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20, json_serializer=_json)
+
+
+_write_locks: weakref.WeakKeyDictionary[Engine, threading.Lock] = weakref.WeakKeyDictionary()
+_write_locks_guard = threading.Lock()
+
+
+def write_lock(engine: Engine) -> threading.Lock | None:
+    """The lock this process's writers to a SQLite database take in turn (one writer at a time: queueing
+    here is cheaper than SQLite's busy-wait); None for PostgreSQL, whose row locks do that work."""
+    if engine.dialect.name != "sqlite":
+        return None
+    with _write_locks_guard:
+        return _write_locks.setdefault(engine, threading.Lock())
 
 
 _engines: dict[str, Engine] = {}

@@ -12,7 +12,6 @@ lock is skipped and its row locks do the work.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -22,19 +21,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from app.core.db import BUSY_TIMEOUT_MS
+from app.core.db import BUSY_TIMEOUT_MS, write_lock
 
 T = TypeVar("T")
-_locks: dict[int, threading.Lock] = {}
-_locks_guard = threading.Lock()
 RETRIES = 5
-
-
-def _lock_for(engine: Engine) -> threading.Lock | None:
-    if engine.dialect.name != "sqlite":
-        return None
-    with _locks_guard:
-        return _locks.setdefault(id(engine), threading.Lock())
 
 
 def _locked(exc: OperationalError) -> bool:
@@ -50,7 +40,7 @@ def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session 
     """
     if release is not None:
         release.close()
-    lock = _lock_for(engine)
+    lock = write_lock(engine)
     for attempt in range(RETRIES):
         try:
             with lock if lock is not None else nullcontext(), Session(engine, expire_on_commit=False) as session:
@@ -75,7 +65,7 @@ def try_write_now(engine: Engine, work: Callable[[Session], T]) -> T | object:
     :data:`NOT_NOW`, having written nothing; the caller then runs :func:`run_write` in a thread.
     PostgreSQL always answers :data:`NOT_NOW` (its statements wait on the network and on row locks).
     """
-    lock = _lock_for(engine)
+    lock = write_lock(engine)
     if lock is None or not lock.acquire(blocking=False):
         return NOT_NOW
     try:

@@ -17,8 +17,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.cards.sync import sync_cards
+from app.core.db import write_lock
 from app.models import ItemState, ReviewItem, ReviewLog
-from app.srs import errors, writes
+from app.srs import errors
 from app.srs.committer import GroupCommit
 from app.srs.grading import Answer, grade_batch
 from app.srs.scheduler import InvalidRating
@@ -95,7 +96,7 @@ def test_try_write_now_never_waits(engine: Engine, tmp_path: Path) -> None:
     if backend_name() == "postgresql":  # no fast path: network round trips and row locks always go to a thread
         assert grade_batch(engine, answer, wait=False) is None and _logs(engine, uid) == {}
         return
-    lock = writes._lock_for(engine)
+    lock = write_lock(engine)
     assert lock is not None
     with lock:  # another thread of this process is writing
         assert grade_batch(engine, answer, wait=False) is None
@@ -124,7 +125,7 @@ def test_group_commit_acknowledges_only_what_it_stored(engine: Engine, tmp_path:
         committer = GroupCommit(engine, asyncio.get_running_loop())
         answers = [Answer(user_id=uid, item_id=items[i % 24], now=T0, rating=3, key=f"k{i % 24}", fuzz=False)
                    for i in range(64)]
-        lock = writes._lock_for(engine)
+        lock = write_lock(engine)
         release = threading.Timer(0.3, lock.release) if lock is not None else None
         if lock is not None and release is not None:
             lock.acquire()
