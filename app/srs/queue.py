@@ -124,7 +124,7 @@ class UserQueue:
     user_id: int
     lang: str
     rev: int  # the user's clock revision these states reflect
-    deck_rev: int
+    deck: DeckIndex  # the deck it was built on (a sync meanwhile leaves this queue consistent, then unused)
     day: datetime
     new_today: int
     # item id -> the fields of its StateRow as a plain tuple of scalars and datetimes: the garbage
@@ -201,7 +201,7 @@ def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: i
     params = {"uid": user_id, "day": to_db(day)}
     new_today = int(conn.execute(_new_today_statement(), params).scalar_one())
     by_due = SortedList((row[_DUE].timestamp(), item_id) for item_id, row in states.items())
-    return UserQueue(user_id=user_id, lang=lang, rev=rev, deck_rev=deck.rev, day=day, new_today=new_today,
+    return UserQueue(user_id=user_id, lang=lang, rev=rev, deck=deck, day=day, new_today=new_today,
                      states=states, by_due=by_due)
 
 
@@ -269,7 +269,7 @@ class Queues:
                 if deck is None:
                     deck = load_deck(conn, revs[clock.DECK])
                     freeze_long_lived()  # the deck lives until the next sync (app/core/memory.py)
-                if q is None or q.rev != revs[scope] or q.deck_rev != deck.rev or q.day != day_start(now):
+                if q is None or q.rev != revs[scope] or q.deck.rev != deck.rev or q.day != day_start(now):
                     q = load_user(conn, deck, user_id, lang, revs[scope], now)
             with self._lock:
                 if self._deck is None or self._deck.rev != deck.rev:
@@ -292,8 +292,7 @@ class Queues:
     def pick(self, q: UserQueue, now: datetime, new_per_day: int) -> Pick:
         """The most overdue item, else the first new one within today's quota, else when one is next due."""
         with self._lock:
-            deck = self._deck
-            assert deck is not None
+            deck = q.deck
             now_ts = as_utc(now).timestamp()
             due_now = q.by_due.bisect_right((now_ts, float("inf")))
             order = deck.order[q.lang]
@@ -308,10 +307,6 @@ class Queues:
                 if q.cursor < len(order):
                     return Pick(due_now, new_left, deck.items[order[q.cursor]], None)
             return Pick(due_now, new_left, next_due=q.states[q.by_due[0][1]][_DUE] if q.by_due else None)
-
-    def item(self, item_id: int) -> LiveItem | None:
-        with self._lock:
-            return self._deck.items.get(item_id) if self._deck is not None else None
 
     def applied(self, user_id: int, rev: int, changes: list[tuple[int, StateRow, datetime]]) -> None:
         """A committed transaction moved ``user_id``'s clock to ``rev`` with these (item, new state, answered at)
@@ -334,9 +329,9 @@ class Queues:
                 self._apply(q, rev, plain)
 
     def _apply(self, q: UserQueue, rev: int, changes: list[Change]) -> None:
-        deck = self._deck
+        deck = q.deck
         for item_id, row, at in changes:
-            if deck is None or item_id not in deck.items or not lang_matches(deck.items[item_id].lang, q.lang):
+            if item_id not in deck.items or not lang_matches(deck.items[item_id].lang, q.lang):
                 continue
             if q.put(item_id, row) and day_start(at) == q.day:
                 q.new_today += 1

@@ -196,3 +196,14 @@ def test_sync_in_this_process_drops_the_queues_at_once(engine: Engine, tmp_path:
     sync_cards(engine, folder)  # no waiting for the check interval
     out = _assert_matches_database(engine, uid, T0, Prefs())
     assert out["item"]["card"]["slug"] != first["card"]["slug"]
+
+
+def test_a_sync_between_loading_and_picking_leaves_the_pick_consistent(engine: Engine, tmp_path: Path) -> None:
+    """The route gets a queue, then picks from it; a sync in another thread may drop every queue between."""
+    sync_cards(engine, write_deck(tmp_path / "cards", _deck(tmp_path, n=2)))
+    uid = new_user_id(engine, "ada")
+    registry = queues(engine)
+    q = registry.get(uid, "both", T0)
+    registry.forget_all()
+    pick = registry.pick(q, T0, 20)
+    assert pick.item is not None and pick.item.id in q.deck.items
