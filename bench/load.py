@@ -2,8 +2,9 @@
 
     PYTHONPATH=$PWD python bench/load.py [--seconds 30] [--rounds 3] [--clients 16] [--backend both]
 
-For each database: a generated deck (400 cards, 2,400 review items), fresh users for each round (two
-clients per user answering disjoint halves of the deck), one real uvicorn (one worker, access log off).
+For each database: a generated deck (2,400 cards, 14,400 review items: enough that no client runs out
+within 30 s), fresh users for each round (two clients per user answering disjoint halves of the deck),
+one real uvicorn (one worker, access log off).
 Each round drives ``--clients`` keep-alive connections (tests/utils/load.py) first at ``GET /healthz``
 (the baseline: same clients, same stack, no database), then at ``POST /api/review`` with a fresh
 Idempotency-Key per answer. Prints per round and as medians: req/s, p50/p99 latency, the ratios to the
@@ -29,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from tests.utils.load import build_deck, reviewers, run_load, stored_keys  # noqa: E402
 from tests.utils.server import free_port, spawn_uvicorn, stop, wait_healthy  # noqa: E402
 
-CARDS = 400
+CARDS = 2400
 PER_USER = 2
 
 
