@@ -34,6 +34,7 @@ class GroupCommit:
         self.engine, self.loop = engine, loop
         self._queue: list[tuple[Answer, asyncio.Future[Outcome]]] = []
         self._flushing = False
+        self._task: asyncio.Task[None] | None = None  # held: the loop keeps only a weak reference to tasks
 
     async def submit(self, answer: Answer) -> Outcome:
         """Grade ``answer`` with whatever else is queued; its response or its error, once committed."""
@@ -41,7 +42,7 @@ class GroupCommit:
         self._queue.append((answer, future))
         if not self._flushing:
             self._flushing = True
-            self.loop.create_task(self._flush())
+            self._task = self.loop.create_task(self._flush())
         return await future  # a request cancelled meanwhile cancels only this wait: its answer still commits
 
     async def _flush(self) -> None:
