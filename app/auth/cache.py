@@ -78,20 +78,21 @@ def _answer(entry: Entry, kinds: tuple[str, ...]) -> tuple[User, UserSettings | 
     return _copy(User, user), (_copy(UserSettings, st) if st is not None else None)
 
 
+def _cached(engine: Engine, token: str) -> Entry | None:
+    entry = _cache.get(_key(engine, token))
+    return entry if entry is not None and entry[0] >= time.monotonic() else None
+
+
 def cached_login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> Any:
     """The cached sign-in for ``token`` (None: no such token), or :data:`MISS`; never touches the database."""
-    entry = _cache.get(_key(engine, token))
-    if entry is None or entry[0] < time.monotonic():
-        return MISS
-    return _answer(entry, kinds)
+    entry = _cached(engine, token)
+    return MISS if entry is None else _answer(entry, kinds)
 
 
 def cached_signed_in(engine: Engine, token: str) -> Any:
     """:class:`SignedIn` for a cached ``token`` of any kind (None: no such token), or :data:`MISS`."""
-    entry = _cache.get(_key(engine, token))
-    if entry is None or entry[0] < time.monotonic():
-        return MISS
-    return entry[4]
+    entry = _cached(engine, token)
+    return MISS if entry is None else entry[4]
 
 
 def signed_in(engine: Engine, token: str) -> SignedIn | None:

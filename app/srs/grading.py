@@ -130,13 +130,6 @@ def _state_update() -> Any:
     return core_update(_STATES).where(_STATES.c.id == bindparam("sid"))
 
 
-@lru_cache(maxsize=1)
-def _log_ids_statement() -> Any:
-    lg = _LOGS.c
-    return core_select(lg.idempotency_key, lg.id).where(
-        lg.user_id == bindparam("uid"), lg.idempotency_key.in_(bindparam("keys", expanding=True)))
-
-
 def _replay(log_id: int, logged_item: int, response: dict[str, Any], a: Answer) -> Outcome:
     if logged_item != a.item_id:
         return KeyReused(a.key, logged_item)
@@ -304,8 +297,8 @@ class _Batch:
         by_user: dict[int, list[str]] = {}
         for _i, row in logs:
             by_user.setdefault(row["user_id"], []).append(row["idempotency_key"])
-        ids = {(uid, key): log_id for uid, keys in by_user.items()
-               for key, log_id in self.conn.execute(_log_ids_statement(), {"uid": uid, "keys": keys})}
+        ids = {(uid, r.idempotency_key): r.id for uid, keys in by_user.items()
+               for r in self.conn.execute(_replay_statement(), {"uid": uid, "keys": keys})}
         return [ids[(row["user_id"], row["idempotency_key"])] for _i, row in logs]
 
 
