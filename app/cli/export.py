@@ -56,22 +56,30 @@ def register(cli: typer.Typer) -> None:
     @export.command("obsidian")
     def obsidian(folder: Annotated[Path, typer.Argument(help="Vault folder (created if missing).")],
                  database_url: DatabaseUrl = None) -> None:
-        """Write one note per card, a folder per module and an index note per module."""
+        """Write one note per card, a folder per module and an index note per module. Exporting into the
+        folder again keeps the Spaced Repetition plugin's scheduling comments of the notes there."""
         from app.export.filenames import UnsafePathError
         from app.export.obsidian import vault_files, write_vault
+        from app.export.obsidian_state import read_vault
 
         if folder.exists() and not folder.is_dir():
             err.print(f"[red]error[/red] {folder} is a file; give a folder for the vault.")
             raise typer.Exit(1)
         docs, verdicts = _deck(database_url)
+        vault = read_vault(folder)  # the reviews done in Obsidian since the last export
+        for problem in vault.problems:
+            err.print(f"not kept: {problem}", markup=False, highlight=False, soft_wrap=True)
         with _progress("notes", len(docs)) as tick:
-            files = vault_files(docs, verdicts, on_card=tick)
+            files = vault_files(docs, verdicts, on_card=tick, vault=vault)
         try:
             written = write_vault(folder, files)
         except UnsafePathError as exc:
             err.print(f"[red]error[/red] {exc}")
             raise typer.Exit(1) from None
-        out.print(f"wrote {len(written)} notes ({_cards(docs)}) to {folder}", highlight=False, soft_wrap=True)
+        kept = sum(len(n.schedules) for n in vault.notes.values())
+        out.print(f"wrote {len(written)} notes ({_cards(docs)}) to {folder}"
+                  + (f", kept {kept} scheduling comment{'' if kept == 1 else 's'}" if kept else ""),
+                  highlight=False, soft_wrap=True)
 
     @export.command("html")
     def html(file: Annotated[Path, typer.Argument(help="Handbook file to write, e.g. proofdeck.html.")],

@@ -1,19 +1,45 @@
-"""``proofdeck import``: turn raw bank exports into card files (one ``<slug>.md`` per card)."""
+"""``proofdeck import``: turn raw bank exports into card files (one ``<slug>.md`` per card);
+``proofdeck import obsidian-reviews`` (:mod:`app.cli.obsidian_reviews`) lives in the same group.
+``proofdeck import PATHS...`` without a subcommand name is the bank import, as it always was."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from typer._click.core import Context
+from typer.core import TyperGroup
 
 err = Console(stderr=True)
 out = Console()
 
 
+class _BankByDefault(TyperGroup):
+    """A group whose first argument, when it names no subcommand, is a path for ``bank``."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["bank", *args]
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return sorted(self.commands)
+
+    def format_usage(self, ctx: Context, formatter: Any) -> None:
+        formatter.write_usage(ctx.command_path, "[bank] PATHS... --out DIR | obsidian-reviews VAULT --user NAME")
+
+
 def register(cli: typer.Typer) -> None:
-    @cli.command("import")
+    from app.cli import obsidian_reviews
+
+    group = typer.Typer(cls=_BankByDefault, no_args_is_help=True,
+                        help="Import raw bank cards (the default), or reviews done in Obsidian.")
+    cli.add_typer(group, name="import")
+    obsidian_reviews.register(group)
+
+    @group.command("bank")
     def import_(
         paths: Annotated[list[Path], typer.Argument(help="Raw bank export files, or folders of *.txt files.")],
         out_dir: Annotated[Path, typer.Option("--out", help="Folder for the card files (e.g. cards/).")],

@@ -1,8 +1,10 @@
 """The Obsidian vault: one note per card in a folder per module, an index note per module and one
 for the deck. Notes follow Obsidian's conventions (properties at byte 0, ``[[wikilinks]]`` by file
 name, callouts, ``$`` math) and carry follow-ups in the Spaced Repetition plugin's multi-line format
-under a ``#flashcards/...`` tag, without scheduling comments. Output is a pure function of the deck:
-exporting twice gives identical bytes.
+under a ``#flashcards/...`` tag, each answer ending in the block id ``^pd-<follow-up id>``
+(:mod:`app.export.obsidian_state`). Output is a pure function of the deck and of the vault state it is
+given (the plugin's scheduling comments found in the user's current notes, put back under the same
+follow-up): exporting twice gives identical bytes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import yaml
 from app.cards.schema import SECTION_TITLES, CardDoc, Label, LangText
 from app.export.deck import Verdicts
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
-from app.export.obsidian_text import one_block, to_obsidian
+from app.export.obsidian_state import VaultState, block_id
+from app.export.obsidian_text import one_block, sr_unsafe, to_obsidian
 from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 VAULT_ROOT = "proofdeck"
@@ -30,6 +33,7 @@ MANIFEST = ".proofdeck-export.json"  # what the last `proofdeck export obsidian 
 DECK_INDEX = "proofdeck index"
 NO_MODULE = Label(zh="未分类", en="Unsorted")
 NO_ANSWER = "*暂无参考答案 · No reference answer yet*"
+AFTER_FENCE = "&#8203;"  # an invisible line after an answer's closing fence, to carry the block id
 CALLOUT = {"confirmed": "success", "refuted": "failure", "conditional": "warning", "unverifiable": "question",
            "error": "bug", "missing-check": "question"}
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -108,8 +112,12 @@ def _properties(data: Mapping[str, object]) -> str:
 
 
 def _callout(kind: str, title: str, body: str) -> list[str]:
+    """A callout; if a line of it would make a card (code in a callout is not skipped by the plugin:
+    its fences do not start at column 0), a heading and the plain body instead."""
     lines = [f"> [!{kind}] {title}"]
     lines += [f"> {line}".rstrip() for line in body.strip("\n").split("\n")]
+    if sr_unsafe("\n".join(lines), skip_fences=False):
+        return [f"## {title}", "", body.strip("\n"), ""]
     return [*lines, ""]
 
 
@@ -130,8 +138,22 @@ def _verdict_lines(v: Mapping[str, Any]) -> list[str]:
     return _callout(CALLOUT[kind], title, "\n\n".join(b for b in body if b))
 
 
-def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = None) -> str:
-    """One card as an Obsidian note."""
+def followup_card(question: str, answer: str, fu_id: str, schedule: str | None = None) -> list[str]:
+    """One follow-up as a multi-line Spaced Repetition card ended by its block id (and the plugin's
+    scheduling comment when the user's vault had one). An answer ending in a code fence gets a line
+    after it: the plugin writes `` ^id`` onto the card's last line, which would break the closing fence."""
+    if answer.rsplit("\n", 1)[-1].startswith("```"):
+        answer += "\n" + AFTER_FENCE
+    lines = [question, "?", f"{answer} ^{block_id(fu_id)}"]
+    if schedule:
+        lines.append(f"<!--SR:{schedule}-->")
+    return [*lines, ""]
+
+
+def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = None,
+              vault: VaultState | None = None) -> str:
+    """One card as an Obsidian note; ``vault``: the user's current notes, whose scheduling comments and
+    note-review properties are kept for the follow-ups that still exist."""
     mod = layout.module[layout.module_key(doc)]
     tags = ["proofdeck", tag_text("proofdeck/module", label_key(mod)),
             *([tag_text("proofdeck/topic", label_key(doc.topic))] if label_key(doc.topic) else []),
@@ -139,7 +161,8 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
     props = {"aliases": list(dict.fromkeys(prop_text(t) for t in (doc.title.zh, doc.title.en) if t.strip())),
              "tags": list(dict.fromkeys(tags)), "module": prop_text(label_text(mod)),
              "topic": prop_text(label_text(doc.topic)),
-             "difficulty": doc.difficulty, "slug": doc.slug}
+             "difficulty": doc.difficulty, "slug": doc.slug,
+             **(vault.properties(doc.slug) if vault else {})}
     index = layout.index[layout.module_key(doc)]
     out = [_properties(props), f"# {one_line(both(doc.title))}", "",
            f"[[{index}]] · {one_line(label_text(doc.topic))} · {doc.difficulty}", ""]
@@ -164,10 +187,11 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
     if doc.follow_ups:
         deck_tag = tag_text("flashcards/proofdeck", label_key(mod))
         out += ["## 追问 · Follow-ups", "", f"#{deck_tag}", ""]
+        schedules = vault.schedules(doc.slug) if vault else {}
         for fu in doc.follow_ups:
             question = one_block(fu.question.zh, fu.question.en)
             answer = one_block(fu.answer.zh, fu.answer.en) or NO_ANSWER
-            out += [question, "?", answer, ""]
+            out += followup_card(question, answer, fu.id, schedules.get(fu.id))
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -192,14 +216,14 @@ def deck_index(layout: VaultLayout, counts: dict[str, int]) -> str:
 
 
 def vault_files(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
-                on_card: Callable[[], None] | None = None) -> dict[str, str]:
-    """Relative path → note text for the whole vault, in a stable order."""
+                on_card: Callable[[], None] | None = None, vault: VaultState | None = None) -> dict[str, str]:
+    """Relative path → note text for the whole vault, in a stable order; ``vault``: see :func:`card_note`."""
     layout = VaultLayout.plan(docs)
     by_module: dict[str, list[CardDoc]] = {k: [] for k in layout.folder}
     files: dict[str, str] = {}
     for doc in docs:
         by_module[layout.module_key(doc)].append(doc)
-        files[layout.card_path(doc)] = card_note(doc, layout, verdicts)
+        files[layout.card_path(doc)] = card_note(doc, layout, verdicts, vault)
         if on_card:
             on_card()
     for key, mdocs in by_module.items():

@@ -29,7 +29,7 @@ class Segment:
     text: str  # for math: the TeX between the delimiters
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")  # any indentation: a fence in a list item too
 _SAFE_SCHEMES = ("http:", "https:", "mailto:")
 # A link destination (inline or in a reference definition) and what a renderer reads in it once
 # entities, backslash escapes and %-escapes are decoded and whitespace/controls dropped.
@@ -42,29 +42,32 @@ _INLINE_TAG = re.compile(r"(?<![\w&\\])#(?=[^\s#])")
 _DOUBLED = re.compile(r"([%:=])(?=\1)")  # '%%' comment, '::' card, '==' cloze: split with a backslash
 _SPECIAL = re.compile(r"[\\`$]")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_BLOCK_ID = re.compile(r"(?<!\S)\^(?=[A-Za-z0-9-])")  # ' ^word' ending a line is a block id: Obsidian hides it
 _SR_LINE = re.compile(r"^(\s*)(\?{1,2})(\s*)$", re.M)
 
 
 def segments(text: str) -> list[Segment]:
-    """Split Markdown into code fences, code spans, display/inline math and plain text."""
+    """Split Markdown into code fences, code spans, display/inline math and plain text. A fence comes out
+    at column 0 with its body dedented as CommonMark reads it (the Spaced Repetition plugin skips only
+    fences at column 0; one in a list item would have its lines read as cards)."""
     out: list[Segment] = []
     lines = text.split("\n")
     buf: list[str] = []
     i = 0
     while i < len(lines):
         m = _FENCE.match(lines[i])
-        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+        if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
             if buf:
                 out += _inline_segments("\n".join(buf) + "\n")
                 buf = []
-            fence = m.group(1)
-            closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+            indent, fence = len(m.group(1).expandtabs(4)), m.group(2)
+            closing = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}\s*$")
             j = i + 1
             while j < len(lines) and not closing.match(lines[j]):
                 j += 1
-            body = lines[i + 1 : j]
+            body = [_dedent(line, indent) for line in lines[i + 1 : j]]
             ticks = "`" * max(3, _longest_run("\n".join(body), "`") + 1)
-            out.append(Segment("code", "\n".join([ticks + m.group(2).strip(), *body, ticks]) + "\n"))
+            out.append(Segment("code", "\n".join([ticks + m.group(3).strip(), *body, ticks]) + "\n"))
             i = j + 1
             continue
         buf.append(lines[i])
@@ -74,6 +77,15 @@ def segments(text: str) -> list[Segment]:
     if out and not text.endswith("\n") and out[-1].text.endswith("\n"):
         out[-1] = Segment(out[-1].kind, out[-1].text[:-1])
     return out
+
+
+def _dedent(line: str, width: int) -> str:
+    """``line`` less up to ``width`` columns of leading whitespace (a fenced body under an indented fence)."""
+    if not width:
+        return line
+    expanded = line.expandtabs(4)
+    lead = len(expanded) - len(expanded.lstrip(" "))
+    return expanded[min(lead, width):]
 
 
 def _longest_run(text: str, ch: str) -> int:
@@ -177,6 +189,7 @@ def neutralise_text(text: str) -> str:
                           else m.group(0), text)
     text = _REF_DEF.sub(lambda m: f"{m.group(1)}\\:{m.group(2)}" if unsafe_destination(m.group(3))
                         else m.group(0), text)
+    text = _BLOCK_ID.sub(r"\\^", text)
     return _SR_LINE.sub(r"\1\\\2\3", text)
 
 
@@ -194,12 +207,20 @@ def clean_tex(tex: str) -> str:
 
 def to_obsidian(markdown: str) -> str:
     """Card Markdown as safe Obsidian Markdown (see the module docstring)."""
+    segs = segments(markdown)
+    text = _render(segs, split=False)
+    if sr_unsafe(text):  # a code span the plugin takes for text (backtick parity) or for a cloze
+        text = _render(segs, split=True)
+    return text
+
+
+def _render(segs: list[Segment], *, split: bool) -> str:
     parts: list[str] = []
-    for seg in segments(markdown):
+    for seg in segs:
         if seg.kind == "text":
             parts.append(neutralise_text(_STRAY.sub(_escape_stray, seg.text)))
         elif seg.kind == "code":
-            parts.append(seg.text)
+            parts.append(_split_span(seg.text) if split and not seg.text.endswith("\n") else seg.text)
         elif unsafe_tex(seg.text):  # MathJax would make a link or attributes of it: show the source
             parts.append(_code_span("$" * (1 + (seg.kind == "display")), seg.text))
         elif seg.kind == "math":
@@ -210,18 +231,75 @@ def to_obsidian(markdown: str) -> str:
 
 
 _STRAY = re.compile(r"\\.|[`$]", re.S)
+_TRIGGER_PAIR = re.compile(r"(?<=:)(?=:)|(?<==)(?==)")
+_CLOZE = re.compile(r"==.+?==")  # the plugin's default cloze pattern, ==answer==, anywhere on a line
+ZWSP = "&#8203;"
 
 
 def _escape_stray(m: re.Match[str]) -> str:
     """A ``$`` or backtick left in plain text opens nothing here; escaped, it cannot pair with one in
-    the text next to it on the note's line either (a title, a file name, the next section)."""
-    return m.group(0) if len(m.group(0)) == 2 else "\\" + m.group(0)
+    the text next to it on the note's line either (a title, a file name, the next section). A backtick
+    becomes an entity, not ``\\```: the plugin counts backslash-escaped backticks as code delimiters."""
+    if len(m.group(0)) == 2:
+        return "&#96;" if m.group(0) == "\\`" else m.group(0)
+    return "&#96;" if m.group(0) == "`" else "\\" + m.group(0)
+
+
+def _split_span(span: str) -> str:
+    """A code span holding ``::`` or ``==`` as adjacent code spans cut between the two characters, joined
+    by a zero-width space: it shows the same code, and the line no longer holds the plugin's markers."""
+    run = len(span) - len(span.lstrip("`"))
+    body = span[run:-run]
+    if body.startswith(" ") and body.endswith(" ") and body.strip(" "):
+        body = body[1:-1]
+    pieces = _TRIGGER_PAIR.split(body)
+    if len(pieces) == 1:
+        return span
+    return ZWSP.join(_code_span("", piece) for piece in pieces)
+
+
+def marker_outside_code(line: str, marker: str) -> bool:
+    """The plugin's own test (``hasInlineMarker``): the first ``marker`` on the line counts as outside
+    code unless an odd number of backticks stands on each side of it (escaped or not, any run length)."""
+    at = line.find(marker)
+    if at < 0:
+        return False
+    return not (line[:at].count("`") % 2 == 1 and line[at + len(marker):].count("`") % 2 == 1)
+
+
+def sr_line_trigger(line: str) -> bool:
+    """Whether the plugin's parser would make something of this line: a single-line card (``::``),
+    a cloze (``==x==``), a multi-line separator (``?``/``??``) or a comment that hides what follows."""
+    return (marker_outside_code(line, "::") or bool(_CLOZE.search(line)) or line.strip() in ("?", "??")
+            or line.startswith("<!--"))
+
+
+def sr_unsafe(text: str, *, skip_fences: bool = True) -> bool:
+    """Whether any line of ``text`` triggers the plugin; fenced blocks at column 0 are skipped, as the
+    plugin skips them (``skip_fences=False`` for text inside a callout, whose lines start with ``>``)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if skip_fences and line.startswith(("```", "~~~")):
+            close = re.match(r"`+|~+", line)
+            assert close is not None
+            i += 1
+            while i < len(lines) and not lines[i].startswith(close.group(0)):
+                i += 1
+            i += 1
+            continue
+        if sr_line_trigger(line):
+            return True
+        i += 1
+    return False
 
 
 def _code_span(delim: str, tex: str) -> str:
-    text = delim + " ".join(tex.split()) + delim
+    text = delim + (" ".join(tex.split()) if delim else tex) + delim
     ticks = "`" * (_longest_run(text, "`") + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    stripped = text.startswith(" ") and text.endswith(" ") and text.strip(" ")  # CommonMark would trim one each side
+    pad = " " if text.startswith("`") or text.endswith("`") or stripped else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
@@ -235,14 +313,14 @@ def tables_as_lists(markdown: str) -> str:
     out, fence = [], ""
     for line in markdown.split("\n"):
         m = _FENCE.match(line)
-        if m and (not fence or m.group(1).startswith(fence)):
-            fence = "" if fence else m.group(1)[0] * 3
+        if m and (not fence or m.group(2).startswith(fence)):
+            fence = "" if fence else m.group(2)[0] * 3
         row = None if fence else _TABLE_ROW.match(line)
         if row is None:
             out.append(line)
         elif not _TABLE_RULE.match(line):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.group(1))]
-            out.append("- " + " · ".join(c for c in cells if c))
+            out.append("- " + " · ".join(cells))  # an empty cell keeps its place (a · · c)
     return "\n".join(out)
 
 
@@ -251,16 +329,26 @@ _LIST_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 
 def one_block(*markdowns: str) -> str:
     """Texts as one block of Obsidian Markdown without blank lines (a blank line ends a Spaced
-    Repetition card). Tables become lists, which need no blank line above them; where a blank line
-    ended a list, a thematic break (``***``) ends it instead, so the next paragraph is not pulled
-    into the last list item."""
+    Repetition card), except inside fenced code, which the plugin reads whole. Tables become lists, which
+    need no blank line above them; where a blank line ended a list, a thematic break (``***``) ends it
+    instead, so the next paragraph is not pulled into the last list item."""
     lines: list[str] = []
     in_list = gap = False
     for text in markdowns:
         if not text.strip():
             continue
         gap = bool(lines)
+        fence = ""
         for line in to_obsidian(tables_as_lists(text)).split("\n"):
+            if fence:  # segments() put every fence at column 0 with a closing run of the same length
+                lines.append(line)
+                fence = "" if line.rstrip() == fence else fence
+                continue
+            if line.startswith("```"):
+                fence = re.match(r"`+", line).group(0)  # type: ignore[union-attr]
+                in_list = gap = False
+                lines.append(line)
+                continue
             if not line.strip():
                 gap = True
                 continue

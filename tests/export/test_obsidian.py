@@ -1,5 +1,5 @@
 """The Obsidian vault: properties, tags, wikilinks, file names, callouts, math, Spaced Repetition
-cards (checked with tests/utils/srplugin.py) and byte-identical re-exports."""
+cards (read by the real plugin parser, tests/utils/srplugin.py) and byte-identical re-exports."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from app.cards.schema import CardDoc
-from app.export.obsidian import VAULT_ROOT, VaultLayout, card_note, vault_files, vault_zip, write_vault
+from app.export.obsidian import NO_ANSWER, VAULT_ROOT, VaultLayout, card_note, vault_files, vault_zip, write_vault
+from app.export.obsidian_state import block_id
+from app.export.obsidian_text import one_block
 from tests.utils import srplugin
 
 TAG_RE = re.compile(r"^[\w/-]+$")
@@ -144,23 +146,26 @@ def test_pitfalls_and_verdicts_are_callouts(deck: list[CardDoc], verdicts: dict[
 
 
 def test_follow_ups_are_spaced_repetition_cards(files: dict[str, str], deck: list[CardDoc]) -> None:
-    by_slug = notes_by_slug(files)
+    """The real plugin parser, on the whole vault: exactly one card per follow-up, its front and back the
+    exported question and answer (block id and nothing else cut off), in the module's deck."""
+    parsed = srplugin.parse_vault(files)
+    layout = VaultLayout.plan(deck)
     for doc in deck:
-        note = by_slug[doc.slug]
-        cards = srplugin.parse(note)
-        assert [c.kind for c in cards] == ["multiline"] * len(doc.follow_ups), doc.slug
-        assert srplugin.flashcard_tags(note) == [f"flashcards/proofdeck/{(doc.module.code or 'unsorted').lower()}"]
-        for card, fu in zip(cards, doc.follow_ups, strict=True):
-            first_question_line = (fu.question.zh or fu.question.en)[:6]
-            assert card.question.startswith(first_question_line)
-            assert card.answer.strip()
+        note = parsed[layout.card_path(doc)]
+        deck_tag = f"flashcards/proofdeck/{(doc.module.code or 'unsorted').lower()}"
+        assert [c.kind for c in note.cards] == ["multiline"] * len(doc.follow_ups), doc.slug
+        assert note.tags == [deck_tag] and {c.deck for c in note.cards} == {f"#{deck_tag}"}
+        for card, fu in zip(note.cards, doc.follow_ups, strict=True):
+            assert card.question == one_block(fu.question.zh, fu.question.en)
+            assert card.answer == (one_block(fu.answer.zh, fu.answer.en) or NO_ANSWER)
+            assert f"^{block_id(fu.id)}" in files[layout.card_path(doc)]
             if fu.answer.is_empty():
                 assert "No reference answer yet" in card.answer
-        answer = cards[0].answer  # blank lines and a lone '?' in the answer did not split the card
+        answer = note.cards[0].answer  # blank lines and a lone '?' in the answer did not split the card
         assert "第二段" in answer and "More" in answer and "\\frac{12\\Psi" in answer
-    for path, text in files.items():
-        if " index.md" in path or path.endswith("index.md"):
-            assert srplugin.parse(text) == []
+    for path in files:
+        if path.endswith("index.md"):
+            assert parsed[path].cards == []
 
 
 def test_second_export_is_byte_identical(deck: list[CardDoc], db_deck: list[CardDoc], tmp_path: Path,

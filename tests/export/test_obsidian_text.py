@@ -30,8 +30,10 @@ def test_plain_text_is_neutralised(source: str, expected: str) -> None:
 
 def test_a_code_span_ends_with_its_paragraph() -> None:
     """Obsidian closes no code span across a blank line, so neither may we: the HTML between stays escaped."""
-    assert to_obsidian("`a\n\n<script>x</script>\n\nb`") == "\\`a\n\n&lt;script>x&lt;/script>\n\nb\\`"
-    assert to_obsidian("a $ b ` c \\$ d") == "a \\$ b \\` c \\$ d"  # stray: escaped, so nothing pairs with them
+    assert to_obsidian("`a\n\n<script>x</script>\n\nb`") == "&#96;a\n\n&lt;script>x&lt;/script>\n\nb&#96;"
+    # stray: escaped, so nothing pairs with them; a backtick as an entity, which the plugin does not count
+    assert to_obsidian("a $ b ` c \\$ d") == "a \\$ b &#96; c \\$ d"
+    assert to_obsidian("e \\` f `x::y`") == "e &#96; f `x::y`"  # the parser counts '\\`' as a delimiter
     assert [s.kind for s in segments("`a\nb` c")] == ["code", "text"]
 
 

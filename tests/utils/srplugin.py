@@ -1,109 +1,114 @@
-"""How the Obsidian Spaced Repetition plugin (v1.15.4) reads a note, as documented in
-shared/notes/fsrs-obsidian-anki.md (observed by running the plugin's parser outside Obsidian):
+"""The real Obsidian Spaced Repetition plugin parser (v1.15.4, bundled for Node in
+``../shared/tools/obsidian-sr/sr-parser.cjs`` beside the repository) run on our notes.
 
-- a ``#flashcards`` / ``#flashcards/deck`` tag is required (inline or in the properties); the
-  properties block itself is not searched for cards;
-- a blank line ends a multi-line card (also inside ``$$ ... $$``); a fenced code block is skipped
-  and may contain blank lines;
-- ``::`` anywhere outside backticks starts a single-line card (and spoils a multi-line card);
-- every ``==highlight==`` becomes a cloze card;
-- a multi-line card is the block of consecutive non-blank lines around a line that is exactly
-  ``?`` (``??`` for a reversed card), so a line glued above it joins its question;
-- a multi-line HTML comment (``<!--`` ... later ``-->``) hides every card after it.
-
-This is not the plugin; it is the checker our exports must satisfy, one rule per branch below.
+This replaced a hand-written model of the plugin that differed from it exactly where our exports
+were wrong (backtick counting, fences not at column 0, clozes inside code, block ids). Every note
+or vault is written to a folder and read by ``node sr-parser.cjs --detail``: the plugin's own path
+from tags to cards. A missing ``node`` or parser fails the test with what to install; nothing is skipped.
 """
 
 from __future__ import annotations
 
-import re
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
+import pytest
 import yaml
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_TAG = re.compile(r"(?<!\S)#(flashcards(?:/[\w/-]+)?)(?!\S)")
+ROOT = Path(__file__).resolve().parents[2]
+_RELATIVE = Path("shared") / "tools" / "obsidian-sr" / "sr-parser.cjs"
+
+
+def _parser_path() -> Path:
+    """``$PROOFDECK_SR_PARSER``, else ``../shared/...`` beside this checkout (a clone, as in CI), else
+    beside the main checkout of a git worktree (whose ``.git`` is a file naming the main one)."""
+    if os.environ.get("PROOFDECK_SR_PARSER"):
+        return Path(os.environ["PROOFDECK_SR_PARSER"])
+    candidates = [ROOT.parent / _RELATIVE]
+    dotgit = ROOT / ".git"
+    if dotgit.is_file():  # "gitdir: /work/main/.git/worktrees/<name>"
+        gitdir = Path(dotgit.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
+        candidates.append(gitdir.parents[3] / _RELATIVE)  # <main>/.git/worktrees/<name> -> <main>/../shared
+    return next((c for c in candidates if c.is_file()), candidates[0])
+
+
+PARSER = _parser_path()
+KINDS = {"MultiLineBasic": "multiline", "MultiLineReversed": "multiline-reversed",
+         "SingleLineBasic": "singleline", "SingleLineReversed": "singleline-reversed", "Cloze": "cloze"}
 
 
 @dataclass(frozen=True)
 class SRCard:
-    kind: str  # multiline | multiline-reversed | singleline | cloze
+    """One card as the plugin sees it: its question's type, front, back, lines (1-based, first and last
+    of the whole question block, scheduling comment included) and deck."""
+
+    kind: str
     question: str
     answer: str
-    line: int
+    lines: tuple[int, int]
+    deck: str | None
+
+
+@dataclass(frozen=True)
+class SRNote:
+    tags: list[str]  # flashcard tags, without '#'
+    cards: list[SRCard]
+
+
+def _node() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not installed: the Obsidian tests run the real Spaced Repetition parser "
+                    "(apt-get install nodejs)", pytrace=False)
+    if not PARSER.is_file():
+        pytest.fail(f"the real Spaced Repetition parser is missing: expected {PARSER} (the shared/ folder "
+                    "beside the repository: shared/tools/obsidian-sr/sr-parser.cjs)", pytrace=False)
+    return node
+
+
+def parse_folder(folder: Path) -> dict[str, SRNote]:
+    """Every note under ``folder`` (path relative to it, '/'-separated) as the plugin reads it."""
+    done = subprocess.run([_node(), str(PARSER), "--detail", "--width=100000000", str(folder)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    if done.returncode != 0:
+        pytest.fail(f"sr-parser.cjs failed ({done.returncode}): {done.stderr[-2000:]}", pytrace=False)
+    out: dict[str, SRNote] = {}
+    for path, detail in json.loads(done.stdout).items():
+        cards = [SRCard(KINDS[q["type"]], c["front"], c["back"], (q["lines"][0], q["lines"][1]), q["deck"])
+                 for q in detail["questions"] for c in q["cards"]]
+        out[path.replace("\\", "/")] = SRNote([t.lstrip("#") for t in detail["flashcardTags"]], cards)
+    return out
+
+
+def parse_vault(files: Mapping[str, str]) -> dict[str, SRNote]:
+    """Notes (path → text) written to a temporary folder, then :func:`parse_folder`."""
+    with tempfile.TemporaryDirectory(prefix="srparser-") as tmp:
+        root = Path(tmp)
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        return parse_folder(root)
+
+
+def parse(note: str) -> list[SRCard]:
+    """The cards of one note (empty if it has no flashcard tag)."""
+    return parse_vault({"note.md": note})["note.md"].cards
+
+
+def flashcard_tags(note: str) -> list[str]:
+    return parse_vault({"note.md": note})["note.md"].tags
 
 
 def split_properties(note: str) -> tuple[dict[str, object], str, int]:
+    """The note's properties (YAML), its body and the number of lines before the body."""
     if not note.startswith("---\n"):
         return {}, note, 0
     end = note.index("\n---\n", 3)
     props = yaml.safe_load(note[4:end]) or {}
     return props, note[end + 5 :], note[: end + 5].count("\n")
-
-
-def flashcard_tags(note: str) -> list[str]:
-    props, body, _ = split_properties(note)
-    listed = props.get("tags") or []
-    tags = [str(t) for t in (listed if isinstance(listed, list) else []) if str(t).startswith("flashcards")]
-    in_fence = False
-    for line in body.split("\n"):
-        if line.startswith("```"):
-            in_fence = not in_fence
-        elif not in_fence:
-            tags += _TAG.findall(_CODE_SPAN.sub("", line))
-    return tags
-
-
-def parse(note: str) -> list[SRCard]:
-    """Every card the plugin would see in ``note`` (empty if the note has no flashcard tag)."""
-    if not flashcard_tags(note):
-        return []
-    _, body, offset = split_properties(note)
-    lines = body.split("\n")
-    cards: list[SRCard] = []
-    block: list[str] = []
-    sep: int | None = None
-    kind = ""
-    start = 0
-
-    def close() -> None:
-        nonlocal block, sep, kind
-        if sep is not None:
-            cards.append(SRCard(kind, "\n".join(block[:sep]), "\n".join(block[sep + 1 :]), offset + start))
-        block, sep, kind = [], None, ""
-
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            close()
-            i += 1
-            continue
-        if not block:
-            start = i
-        if line.startswith("<!--") and not line.startswith("<!--SR:") and "-->" not in line:
-            cards.append(SRCard("hidden-by-comment", "", "", offset + i))
-            break
-        if line.startswith("```"):
-            block.append(line)
-            i += 1
-            while i < len(lines) and not lines[i].startswith("```"):
-                block.append(lines[i])
-                i += 1
-            if i < len(lines):
-                block.append(lines[i])
-            i += 1
-            continue
-        bare = _CODE_SPAN.sub("", line)
-        if "::" in bare:
-            question, answer = bare.split("::", 1)
-            cards.append(SRCard("singleline", question, answer, offset + i))
-        elif re.search(r"==.*?==", bare):
-            cards.append(SRCard("cloze", bare, "", offset + i))
-        if line in ("?", "??") and sep is None:
-            sep = len(block)
-            kind = "multiline" if line == "?" else "multiline-reversed"
-        block.append(line)
-        i += 1
-    close()
-    return cards
