@@ -76,10 +76,12 @@ def register(cli: typer.Typer) -> None:
         except UnsafePathError as exc:
             err.print(f"[red]error[/red] {exc}")
             raise typer.Exit(1) from None
-        kept = sum(len(n.schedules) for n in vault.notes.values())
-        out.print(f"wrote {len(written)} notes ({_cards(docs)}) to {folder}"
-                  + (f", kept {kept} scheduling comment{'' if kept == 1 else 's'}" if kept else ""),
-                  highlight=False, soft_wrap=True)
+        found = sum(len(n.schedules) for n in vault.notes.values())
+        kept = sum(fu.id in vault.schedules(d.slug) for d in docs for fu in d.follow_ups)
+        note = f", kept {kept} scheduling comment{'' if kept == 1 else 's'}" if found else ""
+        if found > kept:
+            note += f" ({found - kept} dropped: their follow-ups left the deck)"
+        out.print(f"wrote {len(written)} notes ({_cards(docs)}) to {folder}{note}", highlight=False, soft_wrap=True)
 
     @export.command("html")
     def html(file: Annotated[Path, typer.Argument(help="Handbook file to write, e.g. proofdeck.html.")],

@@ -189,8 +189,7 @@ def neutralise_text(text: str) -> str:
                           else m.group(0), text)
     text = _REF_DEF.sub(lambda m: f"{m.group(1)}\\:{m.group(2)}" if unsafe_destination(m.group(3))
                         else m.group(0), text)
-    text = _BLOCK_ID.sub(r"\\^", text)
-    return _SR_LINE.sub(r"\1\\\2\3", text)
+    return _BLOCK_ID.sub(r"\\^", text)
 
 
 def clean_tex(tex: str) -> str:
@@ -227,7 +226,21 @@ def _render(segs: list[Segment], *, split: bool) -> str:
             parts.append(f"${clean_tex(seg.text)}$")
         else:
             parts.append(f"$${clean_tex(seg.text)}$$")
-    return "".join(parts)
+    return _escape_separators("".join(parts))
+
+
+def _escape_separators(text: str) -> str:
+    """A line that is only ``?`` or ``??`` (the plugin's multi-line separators) as ``\\?``, outside fences
+    (only text can make such a line: code and math keep their delimiters on it)."""
+    lines, fence = text.split("\n"), ""
+    for i, line in enumerate(lines):
+        if fence:
+            fence = "" if line.rstrip() == fence else fence
+        elif line.startswith("```"):
+            fence = line[: len(line) - len(line.lstrip("`"))]
+        else:
+            lines[i] = _SR_LINE.sub(r"\1\\\2\3", line)
+    return "\n".join(lines)
 
 
 _STRAY = re.compile(r"\\.|[`$]", re.S)
