@@ -2,12 +2,16 @@
 
 Card text is split into code, math and plain text. Plain text is neutralised: raw HTML (``<``),
 Obsidian comments (``%%``), wikilinks/embeds (``[[``), inline tags (``#tag``), links with a
-non-web scheme (``javascript:``), and everything the Spaced Repetition plugin would turn into a
-card (``::``, ``==highlight==``, a ``?`` / ``??`` line) are escaped with Markdown backslashes or
-entities, so they render as the same characters. Math is kept as ``$...$`` / ``$$...$$`` on one
-line (no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``); a formula MathJax would
-turn into a link or attributes (``\\href``, :mod:`app.export.tex`) is shown as code instead. Code is
-kept verbatim (``~~~`` fences become backtick fences, which the plugin skips).
+non-web scheme (``javascript:``), block ids (`` ^word``) and everything the Spaced Repetition plugin
+would turn into a card (``::``, ``==highlight==``, a ``?`` / ``??`` line) are escaped with Markdown
+backslashes or entities, so they render as the same characters; a stray backtick becomes ``&#96;``
+(the plugin counts ``\\``` as a code delimiter). Math is kept as ``$...$`` / ``$$...$$`` on one line
+(no space before the closing ``$``, ``<``/``>`` as ``\\lt``/``\\gt``); a formula MathJax would turn
+into a link or attributes (``\\href``, :mod:`app.export.tex`) is shown as code instead. Code is kept
+verbatim: fences at column 0 as backtick fences (the plugin skips only those), and a code span the
+plugin would misread (it decides "inside code" by counting the backticks on the line, and finds
+clozes inside code) cut between the two characters of each ``::`` / ``==`` into adjacent spans joined
+by a zero-width space (:func:`sr_unsafe` is the plugin's own test, line by line).
 """
 
 from __future__ import annotations
