@@ -193,7 +193,7 @@ def neutralise_text(text: str) -> str:
                           else m.group(0), text)
     text = _REF_DEF.sub(lambda m: f"{m.group(1)}\\:{m.group(2)}" if unsafe_destination(m.group(3))
                         else m.group(0), text)
-    return _BLOCK_ID.sub(r"\\^", text)
+    return _BLOCK_ID.sub(r"\\^", text) if "^" in text else text
 
 
 def clean_tex(tex: str) -> str:
@@ -236,6 +236,8 @@ def _render(segs: list[Segment], *, split: bool) -> str:
 def _escape_separators(text: str) -> str:
     """A line that is only ``?`` or ``??`` (the plugin's multi-line separators) as ``\\?``, outside fences
     (only text can make such a line: code and math keep their delimiters on it)."""
+    if "?" not in text or not _SR_LINE.search(text):
+        return text
     lines, fence = text.split("\n"), ""
     for i, line in enumerate(lines):
         if fence:
@@ -294,6 +296,8 @@ def sr_line_trigger(line: str) -> bool:
 def sr_unsafe(text: str, *, skip_fences: bool = True) -> bool:
     """Whether any line of ``text`` triggers the plugin; fenced blocks at column 0 are skipped, as the
     plugin skips them (``skip_fences=False`` for text inside a callout, whose lines start with ``>``)."""
+    if "::" not in text and "==" not in text and "?" not in text and "<!--" not in text:
+        return False  # the common case
     lines = text.split("\n")
     i = 0
     while i < len(lines):
