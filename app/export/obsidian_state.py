@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 import yaml
@@ -104,9 +105,7 @@ def read_note(path: str, text: str) -> tuple[NoteState | None, list[Problem]]:
     slug = props.get("slug")
     if not isinstance(slug, str) or not slug:
         return None, []
-    note = NoteState(path=path, slug=slug,
-                     properties={k: props[k] for k in NOTE_REVIEW_KEYS
-                                 if isinstance(props.get(k), str | int | float) and len(str(props[k])) < 40})
+    note = NoteState(path=path, slug=slug, properties=_note_review(props))
     problems: list[Problem] = []
     lines = text.split("\n")
     for n in range(first, len(lines)):
@@ -126,6 +125,18 @@ def read_note(path: str, text: str) -> tuple[NoteState | None, list[Problem]]:
                 note.schedules[owner] = m.group(1).strip()
                 note.lines[owner] = n + 1
     return note, problems
+
+
+def _note_review(props: Mapping[str, object]) -> dict[str, object]:
+    """The plugin's note-review properties, as plain values (YAML reads ``sr-due: 2026-12-10`` as a date)."""
+    out: dict[str, object] = {}
+    for key in NOTE_REVIEW_KEYS:
+        value = props.get(key)
+        if isinstance(value, date):
+            value = value.isoformat()
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and len(str(value)) < 40:
+            out[key] = value
+    return out
 
 
 def _owner(lines: list[str], n: int, first: int) -> str | None:

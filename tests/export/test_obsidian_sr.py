@@ -126,3 +126,16 @@ def test_a_fence_in_a_callout_makes_no_card(exported: tuple[CardDoc, str, srplug
     assert "> [!warning]" not in note and "## 常见陷阱 · Pitfalls" in note
     assert "```cpp\nstd::string s;  // a::b\nx == y == z\n```" in note
     assert not re.search(r"(?m)^> .*::", note)
+
+
+def test_inline_code_in_a_callout_stays_a_callout() -> None:
+    """Inline code the plugin would misread is cut, so a callout with it makes no card and stays a callout."""
+    doc = hostile_card().model_copy(update={"sections": {"pitfalls": LangText(
+        en="- `a == b == c` chains\n- a \\` then ``x`y::z`` and `std::move`")}})
+    files = vault_files([doc])
+    path = VaultLayout.plan([doc]).card_path(doc)
+    note = files[path]
+    assert "> [!warning] 常见陷阱 · Pitfalls\n> - `a =`&#8203;`= b =`&#8203;`= c` chains\n" in note
+    assert [c.kind for c in srplugin.parse_vault(files)[path].cards] == ["multiline"] * len(doc.follow_ups)
+    assert code_text("\n".join(line[2:] for line in note.split("\n") if line.startswith("> - "))) == \
+        "a == b == cx`y::zstd::move"
