@@ -113,8 +113,8 @@ def test_round_trip(setup: tuple[Engine, str, Path, Path]) -> None:
     edit(vault, "card-0001", "zero3-comm", "!2026-12-20,16,270", same_line=True)
     edit(vault, "card-0002", "no-answer", "!2000-01-01,1,250")
     path2 = note_path(vault, "card-0002")  # the whole note reviewed too: the plugin adds properties
-    path2.write_text(path2.read_text(encoding="utf-8").replace(
-        "\nslug: card-0002\n", "\nslug: card-0002\nsr-due: 2026-12-10\nsr-interval: 3\nsr-ease: 250\n"), encoding="utf-8")
+    reviewed = "\nslug: card-0002\nsr-due: 2026-12-10\nsr-interval: 3\nsr-ease: 250\n"
+    path2.write_text(path2.read_text(encoding="utf-8").replace("\nslug: card-0002\n", reviewed), encoding="utf-8")
     edit(vault, "card-0003", "zero3-comm",
          "!fsrs,2026-12-09T08:00:00.000Z,5,5.2,6.1,2,4,1,0,2026-12-04T08:00:00.000Z")
     parsed = srplugin.parse_folder(vault)
