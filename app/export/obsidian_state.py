@@ -25,6 +25,8 @@ from pathlib import Path
 
 import yaml
 
+from app.cards.schema import SLUG_RE
+
 BLOCK_PREFIX = "pd-"
 NOTE_REVIEW_KEYS = ("sr-due", "sr-interval", "sr-ease")
 MAX_NOTE_BYTES = 2_000_000
@@ -103,8 +105,8 @@ def read_note(path: str, text: str) -> tuple[NoteState | None, list[Problem]]:
         return None, [Problem(path, 1, f"unreadable properties ({str(exc).splitlines()[0]}); fix or remove "
                                         "the note and export again")]
     slug = props.get("slug")
-    if not isinstance(slug, str) or not slug:
-        return None, []
+    if not isinstance(slug, str) or not SLUG_RE.match(slug):
+        return None, []  # not a note proofdeck wrote (its slugs are kebab-case)
     note = NoteState(path=path, slug=slug, properties=_note_review(props))
     problems: list[Problem] = []
     lines = text.split("\n")

@@ -116,6 +116,8 @@ class World:
             kwargs["json"] = {"item_id": self.new_item_id, "rating": 3}
         elif (row.method, row.path) == ("PUT", "/api/review/settings"):
             kwargs["json"] = {"new_per_day": 25}
+        elif (row.method, row.path) in (("POST", "/api/export/obsidian.zip"), ("POST", "/api/review/import/obsidian")):
+            kwargs["json"] = {"notes": {}}
         elif (row.method, row.path) == ("POST", "/api/users"):
             kwargs["json"] = {"username": f"made-by-{role}"}
         elif (row.method, row.path) == ("POST", "/login"):

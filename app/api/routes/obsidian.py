@@ -32,7 +32,7 @@ class VaultNotes(BaseModel):
 
 
 @router.post("/export/obsidian.zip", response_class=Response,
-             responses={200: {"content": {"application/zip": {}}}, **errors(422)})
+             responses={200: {"content": {"application/zip": {}}}, **errors(400, 422)})
 def obsidian_zip_merged(body: VaultNotes, session: SessionDep) -> Response:
     """The vault zip (as ``GET``), with the Spaced Repetition plugin's scheduling comments and note-review
     properties of the notes sent kept under the same follow-ups, so unzipping it over the vault keeps
@@ -45,7 +45,7 @@ def obsidian_zip_merged(body: VaultNotes, session: SessionDep) -> Response:
                              "X-Content-Type-Options": "nosniff", "X-Proofdeck-Skipped": str(len(vault.problems))})
 
 
-@router.post("/review/import/obsidian", responses=errors(401, 422))
+@router.post("/review/import/obsidian", responses=errors(400, 401, 422))
 async def import_obsidian_reviews(body: VaultNotes, user: CurrentUser, request: Request) -> dict[str, Any]:
     """Reviews done in Obsidian into your own review state (never anyone else's): each scheduling comment
     of an exported follow-up becomes your FSRS state of that item unless yours on the server is as new or
