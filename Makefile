@@ -17,10 +17,11 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Debian packages the tests drive for real: Chromium (browser tests), PostgreSQL (second pass), a CJK font.
+# Debian packages the tests drive for real: Chromium (browser tests), PostgreSQL (second pass), a CJK font,
+# Node.js (the real Obsidian Spaced Repetition parser, ../shared/tools/obsidian-sr/sr-parser.cjs).
 system-deps:
-	@if ! command -v chromium >/dev/null || ! command -v pg_ctlcluster >/dev/null || ! fc-list | grep -qi wqy; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql fonts-wqy-zenhei >/dev/null; \
+	@if ! command -v chromium >/dev/null || ! command -v pg_ctlcluster >/dev/null || ! fc-list | grep -qi wqy || ! command -v node >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql fonts-wqy-zenhei nodejs >/dev/null; \
 	fi
 
 sync: setup
