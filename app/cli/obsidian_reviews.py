@@ -53,6 +53,7 @@ def register(group: typer.Typer) -> None:
                 err.print(f"skipped {problem}", markup=False, soft_wrap=True)
             out.print(f"{user}: {len(report.applied)} review state(s) imported from {len(state.notes)} note(s), "
                       f"{len(report.kept_server)} kept (the server's was as new or newer), "
-                      f"{report.not_reviewed} not reviewed in Obsidian yet, {len(report.problems)} skipped")
+                      f"{report.not_reviewed} not reviewed in Obsidian yet, {len(report.problems)} skipped",
+                      soft_wrap=True)
         if report.problems:
             raise typer.Exit(1)
