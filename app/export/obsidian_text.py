@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from app.export.tex import unsafe_tex
 
-Kind = Literal["text", "code", "math", "display"]
+Kind = Literal["text", "code", "fence", "math", "display"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def segments(text: str) -> list[Segment]:
                 j += 1
             body = [_dedent(line, indent) for line in lines[i + 1 : j]]
             ticks = "`" * max(3, _longest_run("\n".join(body), "`") + 1)
-            out.append(Segment("code", "\n".join([ticks + m.group(3).strip(), *body, ticks]) + "\n"))
+            out.append(Segment("fence", "\n".join([ticks + m.group(3).strip(), *body, ticks]) + "\n"))
             i = j + 1
             continue
         buf.append(lines[i])
@@ -222,8 +222,13 @@ def _render(segs: list[Segment], *, split: bool) -> str:
     for seg in segs:
         if seg.kind == "text":
             parts.append(neutralise_text(_STRAY.sub(_escape_stray, seg.text)))
+        elif seg.kind == "fence":
+            parts.append(seg.text)
         elif seg.kind == "code":
-            parts.append(_split_span(seg.text) if split and not seg.text.endswith("\n") else seg.text)
+            span = _split_span(seg.text) if split else seg.text
+            if span.startswith("```") and (not parts or parts[-1].endswith("\n")):
+                span = ZWSP + span  # a line starting with ``` opens a code block for the plugin
+            parts.append(span)
         elif unsafe_tex(seg.text):  # MathJax would make a link or attributes of it: show the source
             parts.append(_code_span("$" * (1 + (seg.kind == "display")), seg.text))
         elif seg.kind == "math":

@@ -28,6 +28,7 @@ CASES = {
     "block-id": ("Trailing block id? ^notanid", "It ends with a caret word ^word"),
     "table": ("Which cells are empty?", TABLE),
     "separators": ("A line with\n?\nin the question", "and\n??\nin the answer ::: too"),
+    "triple-tick-span": ("What is ```a``b```?", "```x``y``` starts this line\n\nand a paragraph follows"),
     "plain-triggers": ("std::vector and ==hl== in text", "<!-- not a comment --> and #flashcards and %%c%%"),
 }
 PITFALL_FENCE = "- a fence in a callout:\n\n  ```cpp\n  std::string s;  // a::b\n  x == y == z\n  ```"
