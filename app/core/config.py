@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     # Public base URL, used in the login link printed at first start.
     BASE_URL: str = "http://127.0.0.1:8000"
     ENVIRONMENT: str = "development"
+    # Slow clients (app/core/http_timeouts.py): seconds for a request's head, then for its body.
+    HEADER_TIMEOUT: float = 10.0
+    BODY_TIMEOUT: float = 30.0
 
 
 settings = Settings()

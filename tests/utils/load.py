@@ -8,6 +8,7 @@ answer and records which keys were acknowledged (a 2xx) — the count the review
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import statistics
 import threading
@@ -213,3 +214,37 @@ def stored_keys(database_url: str) -> tuple[int, set[tuple[str, str]]]:
 
 def median(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
+
+
+async def _counts_through_workers(port: int, tokens: dict[str, str], workers: int,
+                                  tries: int) -> dict[int, dict[str, tuple[int, int, int]]]:
+    seen: dict[int, dict[str, tuple[int, int, int]]] = {}
+    for _ in range(tries):
+        if len(seen) >= workers:
+            break
+        c = Conn("127.0.0.1", port, "")
+        await c.open()  # a new connection: the kernel hands it to any worker
+        try:
+            _code, data = await c.request("GET", "/healthz")
+            pid = int(json.loads(data)["worker"])
+            if pid in seen:
+                continue
+            counts = {}
+            for user, token in sorted(tokens.items()):
+                c.auth = f"Authorization: Bearer {token}\r\n"
+                _code, stats = await c.request("GET", "/api/review/stats")
+                _code, nxt = await c.request("GET", "/api/review/next")
+                s, n = json.loads(stats), json.loads(nxt)
+                counts[user] = (int(s["total_reviews"]), int(n["due_now"]), int(n["new_left"]))
+            seen[pid] = counts
+        finally:
+            c.close()
+    return seen
+
+
+def counts_through_workers(port: int, tokens: dict[str, str], workers: int,
+                           tries: int = 400) -> dict[int, dict[str, tuple[int, int, int]]]:
+    """Per worker process (its pid, from ``/healthz``): per user, (reviews stored, due now, new left) as
+    that worker serves them (the last two from its in-memory queue). New connections until every one of
+    ``workers`` has answered (or ``tries`` connections)."""
+    return asyncio.run(_counts_through_workers(port, tokens, workers, tries))
