@@ -26,7 +26,7 @@ from tests.utils.db import fresh_database_url
 from tests.utils.server import ROOT, free_port, stop
 
 pytestmark = pytest.mark.slow
-WORKERS = 3
+WORKERS = 2
 STARTS = 2  # new databases (3 of 4 starts lost a worker before); the first is then changed
 
 
