@@ -20,16 +20,16 @@ from app.core.config import settings
 _log = logging.getLogger("proofdeck")
 
 BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another process's write lock
-# Durability (README "Durability"): every commit syncs the write-ahead log before it returns, so an
-# acknowledged answer survives a power loss, not only a crash of the process (NORMAL would lose the
-# commits since the last checkpoint). Group commit (app/srs/committer.py) pays one sync per batch.
-SYNCHRONOUS = "FULL"
+# Durability (README "Durability"): by default (PROOFDECK_SQLITE_SYNCHRONOUS=FULL) every commit syncs the
+# write-ahead log before it returns, so an acknowledged answer survives a power loss, not only a crash of
+# the process (NORMAL would lose the commits since the last checkpoint). Group commit
+# (app/srs/committer.py) pays one sync per batch.
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
+    cursor.execute(f"PRAGMA synchronous={settings.SQLITE_SYNCHRONOUS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()

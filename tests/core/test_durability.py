@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
+from app.core.config import Settings, settings
 from app.core.db import make_engine
 from app.main import create_app
 from tests.utils.server import ROOT
@@ -20,9 +22,12 @@ def _documented() -> str:
     return found[0]
 
 
-def test_every_connection_uses_the_synchronous_mode_the_readme_names(tmp_path: Path) -> None:
+def test_every_connection_uses_the_synchronous_mode_the_readme_names(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     documented = _documented()
     assert documented == "FULL", "answers are acknowledged only once they survive a power loss"
+    assert Settings.model_fields["SQLITE_SYNCHRONOUS"].default == documented
+    monkeypatch.setattr(settings, "SQLITE_SYNCHRONOUS", documented)  # whatever this shell exports
     url = f"sqlite:///{tmp_path / 'd.db'}"
     engine = make_engine(url)
     try:
@@ -36,3 +41,13 @@ def test_every_connection_uses_the_synchronous_mode_the_readme_names(tmp_path: P
         with app.state.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == LEVELS[documented]
     app.state.engine.dispose()
+
+
+def test_normal_can_be_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(settings, "SQLITE_SYNCHRONOUS", "NORMAL")
+    engine = make_engine(f"sqlite:///{tmp_path / 'n.db'}")
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == LEVELS["NORMAL"]
+    finally:
+        engine.dispose()
