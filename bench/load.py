@@ -59,8 +59,10 @@ def measure(backend: str, seconds: float, rounds: int, clients: int, workers: li
             label = f"{backend} x{n_workers}"
             mine_all: dict[str, str] = {}
             with log_path.open("wb") as log:
+                # keep-alive 60 s: the per-worker count check holds one idle connection per worker
                 proc = spawn_uvicorn(url, cards, port, output=log, workers=n_workers,
-                                     env={"PROOFDECK_SYNC_ON_STARTUP": "false"}, extra_args=("--no-access-log",))
+                                     env={"PROOFDECK_SYNC_ON_STARTUP": "false"},
+                                     extra_args=("--no-access-log", "--timeout-keep-alive", "60"))
                 try:
                     wait_healthy(proc, f"http://127.0.0.1:{port}", timeout=60)
                     run_load(port, reviewers(tokens, items, PER_USER)[:clients], 1.0, "healthz")  # warm-up
@@ -92,6 +94,10 @@ def measure(backend: str, seconds: float, rounds: int, clients: int, workers: li
             mine_keys = {k for k in keys if k[0] in mine_all}
             errors["locked"] += log_path.read_text(errors="replace").count("database is locked")
             views = list(seen.values())
+            for user in sorted(mine_all):
+                if len({v.get(user) for v in views}) > 1:
+                    print(f"{label:>14} workers disagree on {user} (reviews, due, new left): "
+                          f"{ {pid: v.get(user) for pid, v in seen.items()} }", flush=True)
             med = {m: [statistics.median(x[i] for x in rows[m]) for i in range(3)] for m in rows}
             out.append({"backend": backend, "workers": n_workers, "healthz": med["healthz"], "review": med["review"],
                         "acked": len(acked), "stored": stored, "same_keys": mine_keys == acked,
