@@ -18,6 +18,7 @@ from app.auth.ratelimit import LoginLimiter
 from app.core.checkpointer import start_checkpointer
 from app.core.config import settings
 from app.core.db import get_engine, init_db
+from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
 from app.core.memory import freeze_long_lived
 
@@ -74,10 +75,13 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
     access = logging.getLogger("uvicorn.access")
     if not any(isinstance(f, _RedactTokens) for f in access.filters):
         access.addFilter(_RedactTokens())
-    init_db(application.state.engine)
-    if application.state.sync_on_startup:
-        startup_sync(application.state.engine, application.state.cards_dir)
-    first_start(application.state.engine, settings.BASE_URL)
+    # every worker (and every host on one PostgreSQL) runs this; the lock makes them take turns: the
+    # first migrates and syncs, the others find the schema at head and the cards unchanged
+    with database_lock(application.state.engine, waiting=lambda msg: log.info("%s", msg)):
+        init_db(application.state.engine)
+        if application.state.sync_on_startup:
+            startup_sync(application.state.engine, application.state.cards_dir)
+        first_start(application.state.engine, settings.BASE_URL)
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
     try:

@@ -19,12 +19,18 @@ def register(cli: typer.Typer) -> None:
         from app.cards.sync import SyncError, sync_cards
         from app.core.config import settings
         from app.core.db import get_engine, init_db
+        from app.core.dblock import DatabaseBusy, database_lock
 
         engine = get_engine(database_url or settings.DATABASE_URL)
-        init_db(engine)
         folder = cards_dir or settings.CARDS_DIR
         try:
-            report = sync_cards(engine, folder)
+            # another sync or a starting server goes first; this one then syncs what is left
+            with database_lock(engine, waiting=lambda msg: err.print(f"[yellow]{msg}[/yellow]", highlight=False)):
+                init_db(engine)
+                report = sync_cards(engine, folder)
+        except DatabaseBusy as exc:
+            err.print(f"[red]error[/red] {exc}", highlight=False)
+            raise typer.Exit(1) from None
         except SyncError as exc:
             for e in exc.errors:
                 err.print(f"[red]error[/red] {e}", highlight=False, soft_wrap=True)

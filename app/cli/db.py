@@ -15,15 +15,21 @@ def upgrade(revision: str = typer.Argument("head", help="Target revision."),
     """Apply migrations (an empty database gets the whole schema)."""
     from app.core.config import settings
     from app.core.db import get_engine
+    from app.core.dblock import DatabaseBusy, database_lock
     from app.core.migrate import current_revision, ensure_schema
     from app.core.migrate import upgrade as do_upgrade
 
     engine = get_engine(database_url or settings.DATABASE_URL)
-    before = current_revision(engine)
-    if revision == "head":
-        ensure_schema(engine)
-    else:
-        do_upgrade(engine, revision)
+    try:
+        with database_lock(engine, waiting=lambda msg: out.print(msg, highlight=False)):  # a starting server
+            before = current_revision(engine)
+            if revision == "head":
+                ensure_schema(engine)
+            else:
+                do_upgrade(engine, revision)
+    except DatabaseBusy as exc:
+        out.print(f"error: {exc}", highlight=False)
+        raise typer.Exit(1) from None
     out.print(f"database schema: {before or 'empty'} → {current_revision(engine)}")
 
 

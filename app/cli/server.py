@@ -11,9 +11,16 @@ def register(cli: typer.Typer) -> None:
     @cli.command()
     def serve(host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
               port: int = typer.Option(8000, help="TCP port."),
-              workers: int = typer.Option(1, help="uvicorn worker processes.")) -> None:
-        """Serve the web app and API (syncs cards/ at start-up)."""
+              workers: int = typer.Option(1, min=1, help="uvicorn worker processes (start-up work runs in turn)."),
+              timeout_keep_alive: int = typer.Option(5, min=1, help="Seconds an idle keep-alive connection lives."),
+              header_timeout: float = typer.Option(None, min=0.1, help="Seconds a client has to send a request's "
+                                                   "headers (default: PROOFDECK_HEADER_TIMEOUT, 10)."),
+              body_timeout: float = typer.Option(None, min=0.1, help="Seconds a client has to send a request's body "
+                                                 "(default: PROOFDECK_BODY_TIMEOUT, 30).")) -> None:
+        """Serve the web app and API (migrates and syncs cards/ at start-up, one worker at a time)."""
         import uvicorn
+
+        from app.core.http_timeouts import PROTOCOL
 
         # the first-start login link must name the address actually served, unless one is configured
         if "PROOFDECK_BASE_URL" not in os.environ:
@@ -21,4 +28,10 @@ def register(cli: typer.Typer) -> None:
             from app.core.config import settings
 
             settings.BASE_URL = os.environ["PROOFDECK_BASE_URL"]
-        uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info")
+        # workers are new processes: they read these from the environment
+        if header_timeout is not None:
+            os.environ["PROOFDECK_HEADER_TIMEOUT"] = str(header_timeout)
+        if body_timeout is not None:
+            os.environ["PROOFDECK_BODY_TIMEOUT"] = str(body_timeout)
+        uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info", http=PROTOCOL,
+                    timeout_keep_alive=timeout_keep_alive)

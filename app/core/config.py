@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -21,6 +22,11 @@ class Settings(BaseSettings):
     # Public base URL, used in the login link printed at first start.
     BASE_URL: str = "http://127.0.0.1:8000"
     ENVIRONMENT: str = "development"
+    # SQLite durability (README "Durability"): FULL syncs the log at every commit; NORMAL at checkpoints only.
+    SQLITE_SYNCHRONOUS: Literal["FULL", "NORMAL"] = "FULL"
+    # Slow clients (app/core/http_timeouts.py): seconds for a request's head, then for its body.
+    HEADER_TIMEOUT: float = 10.0
+    BODY_TIMEOUT: float = 30.0
 
 
 settings = Settings()

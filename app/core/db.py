@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Iterator
@@ -16,13 +17,19 @@ from sqlmodel import Session, create_engine
 
 from app.core.config import settings
 
+_log = logging.getLogger("proofdeck")
+
 BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another process's write lock
+# Durability (README "Durability"): by default (PROOFDECK_SQLITE_SYNCHRONOUS=FULL) every commit syncs the
+# write-ahead log before it returns, so an acknowledged answer survives a power loss, not only a crash of
+# the process (NORMAL would lose the commits since the last checkpoint). Group commit
+# (app/srs/committer.py) pays one sync per batch.
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA synchronous={settings.SQLITE_SYNCHRONOUS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
@@ -77,10 +84,15 @@ def dispose_engines() -> None:
 
 
 def init_db(engine: Engine) -> None:
-    """Bring the database to the current schema (Alembic migrations; an empty one gets it whole)."""
-    from app.core.migrate import ensure_schema
+    """Bring the database to the current schema (Alembic migrations; an empty one gets it whole), one
+    process at a time (``app.core.dblock``: several workers or hosts may start together)."""
+    from app.core.dblock import database_lock
+    from app.core.migrate import current_revision, ensure_schema, head_revision
 
-    ensure_schema(engine)
+    if current_revision(engine) == head_revision():
+        return
+    with database_lock(engine, waiting=lambda msg: _log.info("%s", msg)):
+        ensure_schema(engine)
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -8,6 +8,7 @@ answer and records which keys were acknowledged (a 2xx) — the count the review
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import statistics
 import threading
@@ -213,3 +214,44 @@ def stored_keys(database_url: str) -> tuple[int, set[tuple[str, str]]]:
 
 def median(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
+
+
+async def _counts_through_workers(port: int, tokens: dict[str, str], workers: int,
+                                  tries: int) -> dict[int, dict[str, tuple[int, int, int]]]:
+    conns: dict[int, Conn] = {}  # one keep-alive connection per worker process
+    try:
+        for _ in range(tries):
+            if len(conns) >= workers:
+                break
+            c = Conn("127.0.0.1", port, "")
+            await c.open()  # a new connection: the kernel hands it to any worker
+            _code, data = await c.request("GET", "/healthz")
+            pid = int(json.loads(data)["worker"])
+            if pid in conns:
+                c.close()
+            else:
+                conns[pid] = c
+        seen: dict[int, dict[str, tuple[int, int, int]]] = {pid: {} for pid in conns}
+        for user, token in sorted(tokens.items()):
+            for _attempt in range(3):  # due counts move with the clock: ask every worker back to back
+                for pid, c in conns.items():
+                    c.auth = f"Authorization: Bearer {token}\r\n"
+                    _code, stats = await c.request("GET", "/api/review/stats")
+                    _code, nxt = await c.request("GET", "/api/review/next")
+                    st, n = json.loads(stats), json.loads(nxt)
+                    seen[pid][user] = (int(st["total_reviews"]), int(n["due_now"]), int(n["new_left"]))
+                if len({seen[pid][user] for pid in conns}) == 1:
+                    break
+        return seen
+    finally:
+        for c in conns.values():
+            c.close()
+
+
+def counts_through_workers(port: int, tokens: dict[str, str], workers: int,
+                           tries: int = 400) -> dict[int, dict[str, tuple[int, int, int]]]:
+    """Per worker process (its pid, from ``/healthz``): per user, (reviews stored, due now, new left) as
+    that worker serves them (the last two from its in-memory queue). Holds one connection per worker
+    (new connections until each of ``workers`` has answered, at most ``tries``) and asks them all back to
+    back for each user, up to 3 times while they differ (an item may fall due between two answers)."""
+    return asyncio.run(_counts_through_workers(port, tokens, workers, tries))

@@ -24,9 +24,11 @@ class SyncResult(BaseModel):
 def sync(_admin: AdminUser, request: Request) -> SyncResult:
     """Sync the server's cards folder (all or nothing); review items follow, history kept."""
     from app.cards.sync import SyncError, sync_cards
+    from app.core.dblock import database_lock
 
     try:
-        report = sync_cards(request.app.state.engine, request.app.state.cards_dir)
+        with database_lock(request.app.state.engine):  # a CLI sync or a starting worker goes first
+            report = sync_cards(request.app.state.engine, request.app.state.cards_dir)
     except SyncError as exc:
         raise HTTPException(422, detail=[str(e) for e in exc.errors]) from None
     from sqlmodel import Session

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from fastapi import APIRouter
@@ -15,9 +16,10 @@ router = APIRouter(tags=["health"])
 
 class Health(BaseModel):
     status: Literal["ok"]
+    worker: int  # the answering process (several workers: tells them apart)
 
 
 @router.get("/healthz")
 def healthz(session: SessionDep) -> Health:
     session.exec(text("SELECT 1"))  # type: ignore[call-overload]
-    return Health(status="ok")
+    return Health(status="ok", worker=os.getpid())
