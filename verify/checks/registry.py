@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from typing import Any
 
-VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "error", "missing-check")
+# mismatch: the quoted text states a number its asserts does not; stale: the quoted text left the card
+VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error", "missing-check")
 
 
 @dataclass
@@ -27,6 +28,10 @@ class Verdict:
     # "algorithmic" (payloads → ideal ring), "wire" (socket bytes), "memory", "arithmetic", "none"
     judged: str = "algorithmic"
     extra: dict[str, Any] = field(default_factory=dict)
+    asserts: str = ""  # the claim's assertion (judged by verify.judge)
+    evaluated: list[dict[str, Any]] = field(default_factory=list)  # per measured configuration
+    counterexample: str = ""
+    reading: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -37,7 +42,8 @@ class Verdict:
         """How the numbers were obtained: measured (ranks, profiler, sockets), simulated, calculated, or none."""
         if "method" in self.extra:
             return str(self.extra["method"])
-        return {"arithmetic": "calculated", "simulated": "simulated", "none": "none"}.get(self.judged, "measured")
+        return {"arithmetic": "calculated", "simulated": "simulated", "none": "none",
+                "asserts": "none"}.get(self.judged, "measured")
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "method": self.method}
