@@ -63,7 +63,7 @@ class Parsed:
                 for node in sp.preorder_traversal(side):
                     if isinstance(node, sp.Expr) and not (node.free_symbols & set(self.atoms)):
                         out.append(node)
-                        out.append(sp.simplify(node))
+                        out.append(node.doit())
         for atom in self.atoms.values():
             out += [sp.sympify(v) for _, v in atom.fixed]
         return out

@@ -17,7 +17,8 @@ under a stated ``reading`` is at best ``conditional``, naming the reading.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import sympy as sp
@@ -67,7 +68,8 @@ def _point(values: dict[sp.Symbol, Any]) -> str:
 
 def _holds(op: str, lhs: sp.Expr, rhs: sp.Expr, tol: sp.Expr | int = 0) -> bool | None:
     try:
-        d = sp.nsimplify(sp.simplify(lhs - rhs), rational=True)
+        d = sp.sympify(lhs - rhs)
+        d = sp.nsimplify(d, rational=True) if d.is_number else sp.simplify(d)
         if not d.is_number:
             return None
         if op == "==":
@@ -155,6 +157,15 @@ def _order(op: str, lhs: sp.Expr, rhs: sp.Expr, tol: sp.Expr) -> Outcome:
 
 def symbolic(parsed: Parsed) -> Outcome | None:
     """The ledger's verdict on the whole assertion (None when a quantity has no formula)."""
+    return _symbolic(parsed.source)
+
+
+@lru_cache(maxsize=1024)
+def _symbolic(source: str) -> Outcome | None:
+    """Cached by the assertion's text: the ledger's verdict depends on nothing else."""
+    from verify.asserts import parse
+
+    parsed = parse(source)
     outs = []
     for rel in parsed.relations:
         lhs, rhs = ledger_expr(parsed, rel.lhs), ledger_expr(parsed, rel.rhs)
@@ -266,6 +277,7 @@ class Judgement:
 
 def judge_parsed(parsed: Parsed, evidence: Any, reading: str = "") -> Judgement:
     sym = symbolic(parsed)
+    sym = None if sym is None else replace(sym)  # the cached outcome is shared: never mutate it
     rows, bad = measured(parsed, evidence)
     judged = [r for r in rows if "relations" in r]
     failing = [r for r in judged if not r["holds"]]

@@ -129,8 +129,10 @@ def matches(st: Statement, values: list[sp.Expr]) -> bool:
     half = sp.Rational(1, 2 * 10**st.digits)
     for c, scale in candidates(st):
         for v in values:
+            if c.is_number != v.is_number or (not c.is_number and c.free_symbols != v.free_symbols):
+                continue
             try:
-                d = sp.simplify(c - v)
+                d = (c - v) if c.is_number else sp.cancel(c - v)
             except (TypeError, ValueError):
                 continue
             if d == 0 or (st.digits and d.is_number and abs(d) <= half * scale):

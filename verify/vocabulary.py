@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import sympy as sp
@@ -107,9 +108,14 @@ class Quantity:
     per_psi: bool = False
 
     def ledger(self, args: tuple[str, ...]) -> sp.Expr | None:
-        if self.formula is None:
-            return None
-        return sp.nsimplify(sp.sympify(self.formula(*args)), rational=True)
+        return None if self.formula is None else _ledger(self.name, args)
+
+
+@cache
+def _ledger(name: str, args: tuple[str, ...]) -> sp.Expr:
+    formula = QUANTITIES[name].formula
+    assert formula is not None
+    return sp.nsimplify(sp.sympify(formula(*args)), rational=True)
 
 
 def _zero_configs(ev: Any) -> list[Config]:
