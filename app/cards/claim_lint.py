@@ -31,7 +31,7 @@ def lint_claims(text: str, path: str) -> tuple[list[CardFileError], list[str]]:
                 parsed = parse(c.asserts)
             except AssertError as exc:
                 errors.append(CardFileError(path, f"{where}: asserts {c.asserts!r}: {exc}",
-                                            hint="fix the expression; verify/README.md lists the vocabulary"))
+                                            hint="fix the expression, then sync again"))
                 continue
             unmatched = drift(c, parsed)
             if unmatched:
