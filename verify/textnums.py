@@ -63,8 +63,8 @@ def parse_tex(tex: str) -> sp.Expr | None:
         return None
     if not isinstance(expr, sp.Expr):
         return None
-    return expr.xreplace({x: SYMBOLS[x.name] for x in expr.free_symbols
-                          if isinstance(x, sp.Symbol) and x.name in SYMBOLS})
+    names = {x: re.sub(r"[{}]", "", x.name) for x in expr.free_symbols if isinstance(x, sp.Symbol)}
+    return expr.xreplace({x: SYMBOLS[n] for x, n in names.items() if n in SYMBOLS}).doit()
 
 
 def statements(text: str) -> list[Statement]:
@@ -89,6 +89,11 @@ def statements(text: str) -> list[Statement]:
         for part in parts:
             if re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+|[A-Za-z]_\{?[a-z]+\}?", part):
                 continue  # a bare symbol: not a statement
+            pct_part = re.fullmatch(r"[<>]?\s*" + _NUM + r"\s*\\%", part)
+            if pct_part:
+                out.append(Statement("percent", part, sp.nsimplify(pct_part.group(1)), _digits(pct_part.group(1)),
+                                     mt.start()))
+                continue
             value = parse_tex(part)
             if value is None:
                 out.append(Statement("unparsed", part, None, 0, mt.start()))

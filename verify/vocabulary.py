@@ -55,11 +55,13 @@ SYMBOL_SPECS = (
     SymbolSpec("b", "micro-batch size (sequences)"),
     SymbolSpec("s", "sequence length"),
     SymbolSpec("h", "hidden size"),
+    SymbolSpec("t_f", "forward time of one micro-batch on one stage", integer=False),
+    SymbolSpec("t_b", "backward time of one micro-batch on one stage", integer=False),
 )
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s.symbol for s in SYMBOL_SPECS}
 SPEC_OF: dict[sp.Symbol, SymbolSpec] = {s.symbol: s for s in SYMBOL_SPECS}
-Psi, N, L, k, p, m, v, t, M, b, s, h = (SYMBOLS[x] for x in ("Psi", "N", "L", "k", "p", "m", "v", "t", "M", "b",
-                                                             "s", "h"))
+Psi, N, L, k, p, m, v, t, M, b, s, h, t_f, t_b = (SYMBOLS[x] for x in ("Psi", "N", "L", "k", "p", "m", "v", "t",
+                                                                       "M", "b", "s", "h", "t_f", "t_b"))
 
 # units a claim may multiply by (decimal, as the cards write GB; GiB is 2^30)
 UNITS: dict[str, sp.Expr] = {
@@ -140,6 +142,39 @@ def _impl_calls(ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, d
         return None
     calls = run["measured"]["comm_calls"].get(f"{args[1]}/{args[2]}", 0)
     return sp.Integer(calls), {"Psi": run["psi_padded"], "psi": run["psi"], "L": run["layers"]}
+
+
+# pipeline schedules, run op by op (verify.sim.pipeline): (p, m, v) with t_f = 1, t_b = 2
+PIPELINE_CASES = ((4, 8, 2), (4, 32, 2), (4, 16, 4), (2, 4, 2), (8, 16, 2), (3, 9, 3))
+_SCHEDULE = {"gpipe": "gpipe", "onef1b": "1f1b", "interleaved": "interleaved"}
+
+
+def _pipeline_configs(_ev: Any) -> list[Config]:
+    return [Config(f"p={p_} m={m_} v={v_}", {"p": p_, "m": m_, "v": v_, "t_f": 1, "t_b": 2}) for p_, m_, v_ in
+            PIPELINE_CASES]
+
+
+def _simulated(read: Callable[[Any], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.sim.pipeline import simulate
+
+        at = cfg.values
+        sched = _SCHEDULE[args[0]]
+        if sched == "interleaved" and at["m"] % at["p"]:
+            return None
+        run = simulate(sched, p=int(at["p"]), m=int(at["m"]), t_f=float(at.get("t_f", 1)),
+                       t_b=float(at.get("t_b", 2)), **({"v": int(at["v"])} if sched == "interleaved" else {}))
+        return sp.nsimplify(read(run), rational=True, tolerance=1e-12), {}
+    return measure
+
+
+def _in_flight(schedule: str, stage: sp.Expr | int) -> sp.Expr:
+    """``formulas.pipeline.peak_in_flight`` over symbols (its ``min`` as sympy's Min)."""
+    if schedule == "gpipe":
+        return m
+    if schedule == "onef1b":
+        return sp.Min(p - stage, m)
+    raise ValueError(f"no in-flight formula for {schedule!r}")
 
 
 def _payload(stage: str, collective: str) -> sp.Expr:
@@ -225,12 +260,25 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              _ring_steps),
     Quantity("tree_broadcast_root_send", (), "elements", "calculated", "binomial-tree broadcast: root sends",
              lambda: sp.ceiling(sp.log(N, 2)) * M),
-    # ---- pipeline parallelism (verify.formulas.pipeline; t_f = 1, t_b = 2 units)
-    Quantity("bubble_fraction", ("schedule",), "fraction", "calculated", "idle share of a step: (p−1)/(m+p−1)",
-             lambda _sch: pipe.bubble_fraction(p=p, m=m)),
-    Quantity("bubble_over_ideal", ("schedule",), "fraction", "calculated",
-             "idle time over ideal compute time (Narayanan et al.): (p−1)/(v·m)",
-             lambda sch: pipe.bubble_over_ideal(p=p, m=m, v=v if sch == "interleaved" else 1)),
+    # ---- pipeline parallelism (verify.formulas.pipeline), simulated op by op (verify.sim.pipeline)
+    Quantity("pipeline_step_time", ("schedule",), "time", "simulated", "one step's makespan: (m+p−1)(t_f+t_b)",
+             lambda _sch: pipe.step_time(p=p, m=m, t_f=t_f, t_b=t_b), "pipeline",  # type: ignore[arg-type]
+             _simulated(lambda run: run.makespan)),
+    Quantity("bubble_fraction", ("schedule",), "fraction", "simulated", "idle share of a step: (p−1)/(m+p−1)",
+             lambda _sch: pipe.bubble_fraction(p=p, m=m), "pipeline",  # type: ignore[arg-type]
+             _simulated(lambda run: run.bubble_fraction)),
+    Quantity("bubble_over_ideal", ("schedule",), "fraction", "simulated",
+             "idle time over ideal compute time (Narayanan et al.): (p−1)/(v·m), v = 1 unless interleaved",
+             lambda sch: pipe.bubble_over_ideal(p=p, m=m, v=v if sch == "interleaved" else 1),  # type: ignore
+             "pipeline", _simulated(lambda run: run.bubble_over_ideal)),
+    Quantity("in_flight_first_stage", ("schedule",), "micro-batches", "simulated",
+             "micro-batches whose activations the first stage holds at its peak: GPipe m, 1F1B min(p, m)",
+             lambda sch: _in_flight(sch, 0),
+             "pipeline", _simulated(lambda run: run.peak_in_flight[0])),
+    Quantity("in_flight_last_stage", ("schedule",), "micro-batches", "simulated",
+             "micro-batches the last stage holds at its peak: GPipe m, 1F1B min(1, m)",
+             lambda sch: _in_flight(sch, p - 1),
+             "pipeline", _simulated(lambda run: run.peak_in_flight[-1])),
     # ---- activation checkpointing (verify.formulas.checkpointing; units = one layer's saved activation)
     Quantity("checkpoint_peak_units", (), "layer activations", "calculated",
              "saved activations at the peak with k segments: (k−1) + L/k",
@@ -248,6 +296,10 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
 )}
 
 _ = ckpt  # the checkpointing formulas are the source of the two expressions above (tested against them)
+
+# where each family's configurations come from; a re-runnable family also runs at a claim's fixed values
+FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs}
+RERUNNABLE = frozenset({"pipeline"})
 
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max")
 

@@ -219,3 +219,51 @@ def test_editing_the_assertion_with_the_text_is_judged(deck: Path, runs: list) -
     assert got["zero1-memory-4x"]["verdict"] == "refuted"  # 16Ψ/(4Ψ+12Ψ/N) never reaches 8
     assert got["en-zero3-memory-16psi-over-n"]["verdict"] == "refuted"
     assert got["en-zero3-memory-16psi-over-n"]["counterexample"].startswith("N = 2: 8*Psi, claimed 9*Psi")
+
+
+# ------------------------------------------------------------------ the pipeline card: simulated schedules
+
+def test_pipeline_claims_are_judged_against_the_simulated_schedules() -> None:
+    got = verdicts(CARDS, [], "pipeline-parallelism")
+    assert got["pipeline-step-formula"]["verdict"] == "confirmed"
+    assert got["pipeline-step-formula"]["method"] == "simulated"
+    assert len(got["pipeline-step-formula"]["evaluated"]) >= 6  # every simulated (p, m, v)
+    assert got["pipeline-bubble-fraction"]["verdict"] == "confirmed"
+    # "the first stage holds p" fails when there are fewer micro-batches than stages
+    assert got["pipeline-1f1b-imbalance"]["verdict"] == "refuted"
+    assert got["pipeline-1f1b-imbalance"]["counterexample"] == "m = 1, p = 2: 1, claimed 2"
+
+
+def test_a_wrong_pipeline_formula_is_refuted_by_the_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify.formulas import pipeline
+    from verify.judge import reset_caches
+
+    monkeypatch.setattr(pipeline, "bubble_fraction", lambda *, p, m: (p - 1) / (m + p))  # off by one
+    reset_caches()
+    try:
+        j = judge_parsed(parse("bubble_fraction(onef1b) == (p-1)/(m+p-1)"), None)
+        assert j.verdict == "refuted" and "disagrees with the ledger" in j.counterexample
+    finally:
+        monkeypatch.undo()
+        reset_caches()
+    assert judge_parsed(parse("bubble_fraction(onef1b) == (p-1)/(m+p-1)"), None).verdict == "confirmed"
+
+
+PIPELINE_EDITS = [
+    ("pipeline-bubble-fraction", r"$3/11 \approx 27.3\%$", r"$3/11 \approx 29.3\%$"),
+    ("pipeline-bubble-over-ideal", r"$3/8 = 37.5\%$", r"$3/8 = 35.7\%$"),
+    ("pipeline-rule-of-thumb", r"(p-1)/(5p-1) < 1/5", r"(p-1)/(4p-1) < 1/5"),
+    ("pipeline-interleaved", r"$(p-1)/(vm)$", r"$(p-1)/(v^2 m)$"),
+]
+
+
+@pytest.mark.parametrize(("claim", "old", "new"), PIPELINE_EDITS)
+def test_editing_the_pipeline_card(deck: Path, claim: str, old: str, new: str) -> None:
+    card = deck / "pipeline-parallelism.md"
+    text = card.read_text(encoding="utf-8")
+    assert text.count(old) >= 2, old
+    head, body = text.split("\n---\n", 1)
+    card.write_text(head + "\n---\n" + body.replace(old, new), encoding="utf-8")
+    assert verdicts(deck, [], "pipeline-parallelism")[claim]["verdict"] == "stale"
+    card.write_text(text.replace(old, new), encoding="utf-8")
+    assert verdicts(deck, [], "pipeline-parallelism")[claim]["verdict"] == "mismatch"
