@@ -262,14 +262,14 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              lambda: sp.ceiling(sp.log(N, 2)) * M),
     # ---- pipeline parallelism (verify.formulas.pipeline), simulated op by op (verify.sim.pipeline)
     Quantity("pipeline_step_time", ("schedule",), "time", "simulated", "one step's makespan: (m+p−1)(t_f+t_b)",
-             lambda _sch: pipe.step_time(p=p, m=m, t_f=t_f, t_b=t_b), "pipeline",  # type: ignore[arg-type]
+             lambda _sch: pipe.step_time(p=p, m=m, t_f=t_f, t_b=t_b), "pipeline",
              _simulated(lambda run: run.makespan)),
     Quantity("bubble_fraction", ("schedule",), "fraction", "simulated", "idle share of a step: (p−1)/(m+p−1)",
-             lambda _sch: pipe.bubble_fraction(p=p, m=m), "pipeline",  # type: ignore[arg-type]
+             lambda _sch: pipe.bubble_fraction(p=p, m=m), "pipeline",
              _simulated(lambda run: run.bubble_fraction)),
     Quantity("bubble_over_ideal", ("schedule",), "fraction", "simulated",
              "idle time over ideal compute time (Narayanan et al.): (p−1)/(v·m), v = 1 unless interleaved",
-             lambda sch: pipe.bubble_over_ideal(p=p, m=m, v=v if sch == "interleaved" else 1),  # type: ignore
+             lambda sch: pipe.bubble_over_ideal(p=p, m=m, v=v if sch == "interleaved" else 1),
              "pipeline", _simulated(lambda run: run.bubble_over_ideal)),
     Quantity("in_flight_first_stage", ("schedule",), "micro-batches", "simulated",
              "micro-batches whose activations the first stage holds at its peak: GPipe m, 1F1B min(p, m)",
