@@ -140,6 +140,7 @@ def matches(st: Statement, values: list[sp.Expr]) -> bool:
                 d = (c - v) if c.is_number else sp.cancel(c - v)
             except (TypeError, ValueError):
                 continue
-            if d == 0 or (st.digits and d.is_number and abs(d) <= half * scale):
+            rounded = st.digits or st.kind in ("percent", "size")  # "33%", "26 GB" are rounded as written
+            if d == 0 or (rounded and d.is_number and abs(d) <= half * scale):
                 return True
     return False

@@ -24,6 +24,7 @@ import sympy as sp
 from verify import ledger
 from verify.formulas import checkpointing as ckpt
 from verify.formulas import collectives as coll
+from verify.formulas import mixed_precision as mp
 from verify.formulas import pipeline as pipe
 from verify.formulas import tensor_parallel as tp
 
@@ -55,13 +56,14 @@ SYMBOL_SPECS = (
     SymbolSpec("b", "micro-batch size (sequences)"),
     SymbolSpec("s", "sequence length"),
     SymbolSpec("h", "hidden size"),
+    SymbolSpec("a", "attention heads"),
     SymbolSpec("t_f", "forward time of one micro-batch on one stage", integer=False),
     SymbolSpec("t_b", "backward time of one micro-batch on one stage", integer=False),
 )
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s.symbol for s in SYMBOL_SPECS}
 SPEC_OF: dict[sp.Symbol, SymbolSpec] = {s.symbol: s for s in SYMBOL_SPECS}
-Psi, N, L, k, p, m, v, t, M, b, s, h, t_f, t_b = (SYMBOLS[x] for x in ("Psi", "N", "L", "k", "p", "m", "v", "t",
-                                                                       "M", "b", "s", "h", "t_f", "t_b"))
+Psi, N, L, k, p, m, v, t, M, b, s, h, a, t_f, t_b = (SYMBOLS[x] for x in ("Psi", "N", "L", "k", "p", "m", "v", "t",
+                                                                          "M", "b", "s", "h", "a", "t_f", "t_b"))
 
 # units a claim may multiply by (decimal, as the cards write GB; GiB is 2^30)
 UNITS: dict[str, sp.Expr] = {
@@ -105,6 +107,7 @@ class Quantity:
     family: str = "none"  # whose configurations it is measured in ("zero" = the ZeRO sweep's runs)
     # (evidence, config, args) -> (value, symbol values of that run, e.g. {"Psi": psi_pad}) or None
     measure: Measure | None = None
+    tolerance: sp.Rational = sp.Rational(0)  # a measurement within this of the ledger agrees (profiler peaks)
     # proportional to Ψ: a run's value is rescaled from its Ψ_pad to the model's Ψ before the assertion is
     # evaluated (so stages with different padding compare); the ledger check uses the raw value and Ψ_pad
     per_psi: bool = False
@@ -166,6 +169,33 @@ def _simulated(read: Callable[[Any], Any]) -> Measure:
                        t_b=float(at.get("t_b", 2)), **({"v": int(at["v"])} if sched == "interleaved" else {}))
         return sp.nsimplify(read(run), rational=True, tolerance=1e-12), {}
     return measure
+
+
+def _checkpoint_configs(_ev: Any) -> list[Config]:
+    from verify.checks.starter_common import local_run
+
+    r = local_run("checkpointing")
+    return [Config(f"L={r['layers']} k={seg}", {"L": r["layers"], "k": int(seg)}) for seg in r["runs"] if seg != "None"]
+
+
+def _checkpoint(read: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Measure:
+    """One ``checkpoint_sequential`` run (16 × Linear+ReLU, profiler peak, counted Linear forwards)."""
+    def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.checks.starter_common import local_run
+
+        r = local_run("checkpointing")
+        run = r["runs"].get(str(cfg.values.get("k")))
+        if run is None or cfg.values.get("L") != r["layers"]:
+            return None
+        return sp.nsimplify(read(r, run), rational=True, tolerance=1e-6), {}
+    return measure
+
+
+def _peak_units(r: dict[str, Any], run: dict[str, Any]) -> float:
+    """Saved layer activations at the peak: peak bytes over one unit, less the backward constant of the run
+    without checkpointing (gradient buffers: the same in every run)."""
+    const = r["runs"]["None"]["peak_bytes"] / r["unit_bytes"] - r["layers"]
+    return float(run["peak_bytes"] / r["unit_bytes"] - const)
 
 
 def _in_flight(schedule: str, stage: sp.Expr | int) -> sp.Expr:
@@ -280,25 +310,34 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              lambda sch: _in_flight(sch, p - 1),
              "pipeline", _simulated(lambda run: run.peak_in_flight[-1])),
     # ---- activation checkpointing (verify.formulas.checkpointing; units = one layer's saved activation)
-    Quantity("checkpoint_peak_units", (), "layer activations", "calculated",
-             "saved activations at the peak with k segments: (k−1) + L/k",
-             lambda: (k - 1) + L / k),
-    Quantity("checkpoint_layer_forwards", (), "layer forwards", "calculated",
-             "layer forwards per step with k segments: 2L − L/k", lambda: 2 * L - L / k),
+    Quantity("checkpoint_peak_units", (), "layer activations", "measured",
+             "saved activations at the peak with k segments over L layers: (k−1) + L/k (profiler, ± ½ unit)",
+             lambda: (k - 1) + L / k, "checkpoint",  # = ckpt.peak_units for k dividing L (tested)
+             _checkpoint(_peak_units), tolerance=sp.Rational(1, 2)),
+    Quantity("checkpoint_layer_forwards", (), "layer forwards", "measured",
+             "layer forwards per step with k segments: 2L − L/k (Linear forwards counted by hooks)",
+             lambda: 2 * L - L / k, "checkpoint",  # = ckpt.layer_forwards for k dividing L (tested)
+             _checkpoint(lambda _r, run: run["linear_forwards"])),
+    Quantity("recompute_overhead", (), "fraction", "calculated",
+             "extra compute of recomputation over forward + backward, backward = 2 × forward: (1 − 1/k)/3",
+             lambda: (1 - 1 / k) / 3),  # = ckpt.compute_overhead(backward_over_forward=2) (tested)
+    Quantity("layer_activation_bytes", (), "bytes", "calculated",
+             "bytes a transformer layer saves for backward (16-bit, no parallelism): sbh(34 + 5as/h)",
+             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a)),  # type: ignore[arg-type]
+    Quantity("selective_activation_bytes", (), "bytes", "calculated",
+             "the same with selective recomputation of the attention core: 34sbh",
+             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True)),  # type: ignore
     # ---- tensor parallelism (verify.formulas.tensor_parallel)
     Quantity("tp_allreduces_per_layer", ("phase",), "all-reduces", "calculated",
              "Megatron's f/g all-reduces per transformer layer and pass",
              lambda ph: sp.Integer(tp.allreduces_per_layer().get(ph, 0))),
     Quantity("tp_weights_per_rank", (), "elements", "calculated", "matmul weights per rank: 12h²/t",
              lambda: tp.matmul_weights(h=h)["total"] / t),
-    Quantity("checkpoint_optimal_peak", (), "layer activations", "calculated", "2√L − 1 at k = √L",
-             lambda: 2 * sp.sqrt(L) - 1),
 )}
 
-_ = ckpt  # the checkpointing formulas are the source of the two expressions above (tested against them)
-
 # where each family's configurations come from; a re-runnable family also runs at a claim's fixed values
-FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs}
+FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs,
+                                   "checkpoint": _checkpoint_configs}
 RERUNNABLE = frozenset({"pipeline"})
 
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max")
