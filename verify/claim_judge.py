@@ -76,7 +76,7 @@ def _from_judgement(claim: Claim, j: Judgement) -> Verdict:
 
 
 def judge_claim(claim: Claim, evidence: Any) -> Verdict:
-    stale = stale_parts(claim)
+    stale = [] if claim.check else stale_parts(claim)  # legacy claims paraphrase; converted ones quote
     if stale:
         return _verdict("stale", f"quoted text no longer in the card: {stale[0]!r} (quote the card's current "
                                  f"words, '...' for omissions)", f"引用的原文已不在卡片中：{stale[0]!r}",

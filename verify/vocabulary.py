@@ -22,7 +22,6 @@ from typing import Any
 import sympy as sp
 
 from verify import ledger
-from verify.formulas import checkpointing as ckpt
 from verify.formulas import collectives as coll
 from verify.formulas import mixed_precision as mp
 from verify.formulas import pipeline as pipe
@@ -107,7 +106,8 @@ class Quantity:
     family: str = "none"  # whose configurations it is measured in ("zero" = the ZeRO sweep's runs)
     # (evidence, config, args) -> (value, symbol values of that run, e.g. {"Psi": psi_pad}) or None
     measure: Measure | None = None
-    tolerance: sp.Rational = sp.Rational(0)  # a measurement within this of the ledger agrees (profiler peaks)
+    # a measurement within this of the ledger agrees (profiler peaks, socket headers); may name symbols (M / 100)
+    tolerance: sp.Expr = sp.Integer(0)
     # proportional to Ψ: a run's value is rescaled from its Ψ_pad to the model's Ψ before the assertion is
     # evaluated (so stages with different padding compare); the ledger check uses the raw value and Ψ_pad
     per_psi: bool = False
@@ -169,6 +169,63 @@ def _simulated(read: Callable[[Any], Any]) -> Measure:
                        t_b=float(at.get("t_b", 2)), **({"v": int(at["v"])} if sched == "interleaved" else {}))
         return sp.nsimplify(read(run), rational=True, tolerance=1e-12), {}
     return measure
+
+
+# ---- collectives: Gloo ranks (socket bytes around one call of M = 1 MiB fp32) and the ring simulator
+def _gloo_configs(_ev: Any) -> list[Config]:
+    from verify.experiments.sizes import WIRE_ELEMENTS
+
+    return [Config(f"Gloo N={n_}", {"N": n_, "M": 4 * WIRE_ELEMENTS}) for n_ in (2, 4)]
+
+
+def _gloo(total: bool) -> Measure:
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.checks.starter_common import probe
+
+        sent = [r[args[0]] for r in probe(int(cfg.values["N"]))["wire_by_rank"]]
+        if None in sent:
+            return None  # no socket counters (ss missing): not measured
+        value = sum(sent) if total else sent[0] if args[0] == "broadcast" else max(sent)
+        return sp.Integer(value), {}
+    return measure
+
+
+def _gloo_send(op: str) -> sp.Expr:
+    if op == "broadcast":
+        return sp.ceiling(sp.log(N, 2)) * M  # = coll.tree_broadcast_root_send over symbols
+    return coll.gloo_send(op=op, n=N, m=M)
+
+
+def _gloo_total(op: str) -> sp.Expr:
+    return (N - 1) * M if op == "broadcast" else N * _gloo_send(op)  # = coll.tree_broadcast_total_send
+
+
+def _ring_configs(_ev: Any) -> list[Config]:
+    return [Config(f"ring N={n_}", {"N": n_, "M": 4 * n_}) for n_ in (2, 3, 4, 8)]
+
+
+def _ring_sim(read: Callable[[Any, str], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.sim.ring import ring_allreduce
+
+        n_, m_ = int(cfg.values["N"]), int(cfg.values["M"])
+        data = [[float((r + 1) * (i + 1)) for i in range(m_)] for r in range(n_)]
+        run = ring_allreduce(data)
+        want = [sum(col) for col in zip(*data, strict=True)]
+        if any(row != want for row in run.result):
+            return sp.nan, {}  # a wrong sum: never agrees with anything
+        return sp.Integer(read(run, args[0])), {}
+    return measure
+
+
+def _ring_sent(run: Any, op: str) -> int:
+    if op == "all_reduce":
+        return max(run.sent)
+    return max(run.sent_by_phase[op])
+
+
+def _ring_steps_of(run: Any, op: str) -> int:
+    return sum(run.steps.values()) if op == "all_reduce" else run.steps[op]
 
 
 def _checkpoint_configs(_ev: Any) -> list[Config]:
@@ -283,13 +340,18 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "collective calls of one kind in one phase of a step with PyTorch's implementation (measured only: "
              "PyTorch is not the ledger)", None, "zero", _impl_calls),
     # ---- collectives (formulas of verify.formulas.collectives; M = payload)
-    Quantity("ring_send", ("collective",), "elements", "calculated",
-             "what one rank sends in an ideal ring collective of M elements: (N−1)/N·M per pass",
-             lambda op: coll._PASSES[op] * (N - 1) / N * M),
-    Quantity("ring_steps", ("collective",), "steps", "calculated", "communication steps of a ring collective",
-             _ring_steps),
-    Quantity("tree_broadcast_root_send", (), "elements", "calculated", "binomial-tree broadcast: root sends",
-             lambda: sp.ceiling(sp.log(N, 2)) * M),
+    Quantity("ring_send", ("collective",), "elements", "simulated",
+             "what one rank sends in an ideal ring collective of M elements: (N−1)/N·M per pass (ring run step by "
+             "step for reduce-scatter, all-gather, all-reduce)",
+             lambda op: coll.ring_send(op=op, n=N, m=M), "ring", _ring_sim(_ring_sent)),
+    Quantity("ring_steps", ("collective",), "steps", "simulated", "communication steps of a ring collective",
+             _ring_steps, "ring", _ring_sim(_ring_steps_of)),
+    Quantity("gloo_wire_send", ("collective",), "bytes", "measured",
+             "bytes one rank's Gloo sockets send for one collective of M bytes (the root, for broadcast); ± 1% of M",
+             _gloo_send, "gloo", _gloo(total=False), tolerance=M / 100),
+    Quantity("gloo_wire_total", ("collective",), "bytes", "measured",
+             "bytes all ranks' Gloo sockets send together for one collective of M bytes; ± 1% of M per rank",
+             _gloo_total, "gloo", _gloo(total=True), tolerance=N * M / 100),
     # ---- pipeline parallelism (verify.formulas.pipeline), simulated op by op (verify.sim.pipeline)
     Quantity("pipeline_step_time", ("schedule",), "time", "simulated", "one step's makespan: (m+p−1)(t_f+t_b)",
              lambda _sch: pipe.step_time(p=p, m=m, t_f=t_f, t_b=t_b), "pipeline",
@@ -312,21 +374,21 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     # ---- activation checkpointing (verify.formulas.checkpointing; units = one layer's saved activation)
     Quantity("checkpoint_peak_units", (), "layer activations", "measured",
              "saved activations at the peak with k segments over L layers: (k−1) + L/k (profiler, ± ½ unit)",
-             lambda: (k - 1) + L / k, "checkpoint",  # = ckpt.peak_units for k dividing L (tested)
+             lambda: (k - 1) + L / k, "checkpoint",  # = formulas.checkpointing.peak_units (tested)
              _checkpoint(_peak_units), tolerance=sp.Rational(1, 2)),
     Quantity("checkpoint_layer_forwards", (), "layer forwards", "measured",
              "layer forwards per step with k segments: 2L − L/k (Linear forwards counted by hooks)",
-             lambda: 2 * L - L / k, "checkpoint",  # = ckpt.layer_forwards for k dividing L (tested)
+             lambda: 2 * L - L / k, "checkpoint",  # = formulas.checkpointing.layer_forwards (tested)
              _checkpoint(lambda _r, run: run["linear_forwards"])),
     Quantity("recompute_overhead", (), "fraction", "calculated",
              "extra compute of recomputation over forward + backward, backward = 2 × forward: (1 − 1/k)/3",
-             lambda: (1 - 1 / k) / 3),  # = ckpt.compute_overhead(backward_over_forward=2) (tested)
+             lambda: (1 - 1 / k) / 3),  # = formulas.checkpointing.compute_overhead, r = 2 (tested)
     Quantity("layer_activation_bytes", (), "bytes", "calculated",
              "bytes a transformer layer saves for backward (16-bit, no parallelism): sbh(34 + 5as/h)",
-             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a)),  # type: ignore[arg-type]
+             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a)),
     Quantity("selective_activation_bytes", (), "bytes", "calculated",
              "the same with selective recomputation of the attention core: 34sbh",
-             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True)),  # type: ignore
+             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True)),
     # ---- tensor parallelism (verify.formulas.tensor_parallel)
     Quantity("tp_allreduces_per_layer", ("phase",), "all-reduces", "calculated",
              "Megatron's f/g all-reduces per transformer layer and pass",
@@ -337,7 +399,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
 
 # where each family's configurations come from; a re-runnable family also runs at a claim's fixed values
 FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs,
-                                   "checkpoint": _checkpoint_configs}
+                                   "checkpoint": _checkpoint_configs, "gloo": _gloo_configs, "ring": _ring_configs}
 RERUNNABLE = frozenset({"pipeline"})
 
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max")

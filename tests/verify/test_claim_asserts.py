@@ -267,3 +267,46 @@ def test_editing_the_pipeline_card(deck: Path, claim: str, old: str, new: str) -
     assert verdicts(deck, [], "pipeline-parallelism")[claim]["verdict"] == "stale"
     card.write_text(text.replace(old, new), encoding="utf-8")
     assert verdicts(deck, [], "pipeline-parallelism")[claim]["verdict"] == "mismatch"
+
+
+def test_vocabulary_formulas_written_over_symbols_agree_with_verify_formulas() -> None:
+    from verify.formulas import checkpointing, pipeline
+    from verify.vocabulary import QUANTITIES, SYMBOLS
+
+    def at(name: str, args: tuple[str, ...], **values: int) -> float:
+        expr = QUANTITIES[name].ledger(args)
+        assert expr is not None
+        return float(expr.subs({SYMBOLS[k]: v for k, v in values.items()}))
+
+    for layers, seg in ((16, 1), (16, 2), (16, 4), (16, 8), (12, 3)):
+        assert at("checkpoint_peak_units", (), L=layers, k=seg) == checkpointing.peak_units(layers=layers,
+                                                                                           segments=seg)
+        assert at("checkpoint_layer_forwards", (), L=layers, k=seg) == checkpointing.layer_forwards(
+            layers=layers, segments=seg)
+        assert at("recompute_overhead", (), k=seg) == pytest.approx(checkpointing.compute_overhead(
+            layers=layers, segments=seg))
+    for p_, m_ in ((4, 8), (2, 1), (8, 3)):
+        for sched, name in (("gpipe", "gpipe"), ("onef1b", "1f1b")):
+            assert at("in_flight_first_stage", (sched,), p=p_, m=m_) == pipeline.peak_in_flight(
+                schedule=name, p=p_, m=m_, stage=0)
+            assert at("in_flight_last_stage", (sched,), p=p_, m=m_) == pipeline.peak_in_flight(
+                schedule=name, p=p_, m=m_, stage=p_ - 1)
+
+
+COLLECTIVE_EDITS = [  # (card, claim, old, new) on other cards
+    ("collectives", "gloo-reduce-scatter-is-allreduce", r"it sends $2(N-1)/N\cdot M$", r"it sends $(N-1)/N\cdot M$"),
+    ("ddp-ring-allreduce", "ring-allreduce-example", "= 3.5$ GB", "= 4.5$ GB"),
+    ("activation-checkpointing", "checkpoint-recompute-count", "$2L - L/k$ layer forwards", "$2L - k$ layer forwards"),
+]
+
+
+@pytest.mark.parametrize(("slug", "claim", "old", "new"), COLLECTIVE_EDITS)
+def test_editing_other_cards(deck: Path, slug: str, claim: str, old: str, new: str) -> None:
+    card = deck / f"{slug}.md"
+    text = card.read_text(encoding="utf-8")
+    head, body = text.split("\n---\n", 1)
+    assert old in head and old in body, old
+    card.write_text(head + "\n---\n" + body.replace(old, new), encoding="utf-8")
+    assert verdicts(deck, [], slug)[claim]["verdict"] == "stale"
+    card.write_text(text.replace(old, new), encoding="utf-8")
+    assert verdicts(deck, [], slug)[claim]["verdict"] == "mismatch"
