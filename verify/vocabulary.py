@@ -405,12 +405,28 @@ RERUNNABLE = frozenset({"pipeline"})
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max")
 
 
+def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
+    """The first arguments the quantity's formula accepts, and the formula there."""
+    import itertools
+
+    first = {"stage": "zero3", "collective": "all_gather", "phase": "forward", "schedule": "onef1b",
+             "impl": "fsdp2_reshard"}
+    choices = [[first[kind], *(x for x in ARG_VALUES[kind] if x != first[kind])] for kind in q.params]
+    for args in itertools.product(*choices):
+        try:
+            return args, "measured only" if q.formula is None else sp.sstr(q.ledger(args))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return (), ""
+
+
 def table() -> str:
     """The vocabulary as one Markdown table (``verify/README.md`` embeds it)."""
-    rows = ["| quantity | arguments | unit | obtained | ledger formula (example) |", "|---|---|---|---|---|"]
+    rows = ["| quantity | arguments | unit | obtained | example: ledger formula | what |", "|---|---|---|---|---|---|"]
     for q in QUANTITIES.values():
-        example = tuple(ARG_VALUES[kind][-1] if kind != "schedule" else "gpipe" for kind in q.params)
-        call = f"{q.name}({', '.join(example)})"
-        rows.append(f"| `{q.name}` | {', '.join(q.params) or '—'} | {q.unit} | {q.method} | "
-                    f"`{call}` = `{sp.sstr(q.ledger(example)) if q.formula else 'measured only'}`; {q.doc} |")
+        args, formula = _example(q)
+        where = {"zero": "ZeRO sweep runs", "pipeline": "simulated schedules", "checkpoint": "checkpoint_sequential "
+                 "runs", "gloo": "Gloo ranks", "ring": "ring simulator"}.get(q.family, "formula only")
+        rows.append(f"| `{q.name}` | {', '.join(q.params) or '—'} | {q.unit} | {q.method} ({where}) | "
+                    f"`{q.name}({', '.join(args)})` = `{formula}` | {q.doc} |")
     return "\n".join(rows)
