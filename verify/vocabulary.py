@@ -24,6 +24,7 @@ import sympy as sp
 from verify import ledger
 from verify.formulas import collectives as coll
 from verify.formulas import mixed_precision as mp
+from verify.formulas import offload as off
 from verify.formulas import pipeline as pipe
 from verify.formulas import tensor_parallel as tp
 
@@ -56,6 +57,7 @@ SYMBOL_SPECS = (
     SymbolSpec("s", "sequence length"),
     SymbolSpec("h", "hidden size"),
     SymbolSpec("a", "attention heads"),
+    SymbolSpec("r", "PCIe lane rate (GT/s)", integer=False),
     SymbolSpec("t_f", "forward time of one micro-batch on one stage", integer=False),
     SymbolSpec("t_b", "backward time of one micro-batch on one stage", integer=False),
 )
@@ -389,6 +391,23 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     Quantity("selective_activation_bytes", (), "bytes", "calculated",
              "the same with selective recomputation of the attention core: 34sbh",
              lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True)),
+    # ---- ZeRO-Offload / Infinity (verify.formulas.offload): arithmetic, nothing here has a GPU or NVMe
+    Quantity("offload_gpu_bytes", (), "bytes", "calculated", "model state ZeRO-Offload keeps on the GPU: 2Ψ",
+             lambda: off.offload_memory_split(psi=SYMBOLS["Psi"])["gpu"]),
+    Quantity("offload_cpu_bytes", (), "bytes", "calculated",
+             "model state ZeRO-Offload keeps on the CPU: 2Ψ gradients + 12Ψ optimizer state",
+             lambda: off.offload_memory_split(psi=SYMBOLS["Psi"])["cpu"]),
+    Quantity("offload_pcie_bytes", (), "bytes", "calculated", "PCIe bytes per step: 2Ψ down + 2Ψ up",
+             lambda: off.offload_pcie_bytes(psi=SYMBOLS["Psi"])["total"]),
+    Quantity("pcie_x16_bandwidth", (), "GB/s", "calculated",
+             "PCIe x16 bandwidth per direction after 128b/130b encoding at r GT/s per lane: 16·r·128/130/8",
+             lambda: 16 * SYMBOLS["r"] * off.ENCODING / 8),
+    Quantity("cpu_adam_bytes_per_param", (), "bytes", "calculated",
+             "CPU Adam memory traffic per parameter: master, m, v read and written (24) + gradient + parameter",
+             lambda: sp.Integer(off.cpu_adam_bytes_per_param())),
+    Quantity("nvme_optimizer_bytes", (), "bytes", "calculated",
+             "ZeRO-Infinity NVMe traffic per step with the optimizer state on NVMe: 12Ψ read + 12Ψ written",
+             lambda: off.nvme_optimizer_bytes(psi=SYMBOLS["Psi"])),
     # ---- tensor parallelism (verify.formulas.tensor_parallel)
     Quantity("tp_allreduces_per_layer", ("phase",), "all-reduces", "calculated",
              "Megatron's f/g all-reduces per transformer layer and pass",
