@@ -248,8 +248,7 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 # per-Ψ quantities: rescale this run's Ψ_pad to the model's Ψ so stages compare
                 meas[sym] = value * sp.Rational(syms["psi"], syms["Psi"]) if q.per_psi and "psi" in syms else value
                 at = {**values, **{SYMBOLS[k]: x for k, x in syms.items() if k in SYMBOLS},
-                      **{SYMBOLS[k]: x for k, x in at_cfg.values.items()},
-                      **{SYMBOLS[k]: x for k, x in atom.fixed}}
+                      **{SYMBOLS[k]: x for k, x in at_cfg.values.items()}}  # fixed values, evaluated here
                 led = q.ledger(atom.args)
                 entry = {"measured": fmt(value)}
                 if led is not None:

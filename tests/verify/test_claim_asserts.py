@@ -310,3 +310,12 @@ def test_editing_other_cards(deck: Path, slug: str, claim: str, old: str, new: s
     assert verdicts(deck, [], slug)[claim]["verdict"] == "stale"
     card.write_text(text.replace(old, new), encoding="utf-8")
     assert verdicts(deck, [], slug)[claim]["verdict"] == "mismatch"
+
+
+def test_checkpointing_claims_are_measured_per_k_including_fixed_values() -> None:
+    got = verdicts(CARDS, [], "activation-checkpointing")["checkpoint-peak-units"]
+    assert got["verdict"] == "confirmed" and got["method"] == "measured"
+    rows = got["evaluated"]
+    assert [r["config"] for r in rows] == ["L=16 k=2", "L=16 k=4", "L=16 k=8"]
+    # k = sqrt(L) is measured at k = 4 and compared with the ledger there, in every configuration
+    assert all(r["quantities"]["checkpoint_peak_units(k=sqrt(L))"]["ledger"] == "7" for r in rows)
