@@ -32,3 +32,28 @@ def register(cli: typer.Typer) -> None:
             if show:
                 for line in cov.unchecked:
                     out.print(f"  unchecked {line}")
+
+    @claims.command()
+    def suggest(card: Path = typer.Argument(..., help="A card file, e.g. one written by `proofdeck import`."),
+                write: bool = typer.Option(False, "--write", help="Append the proposals to the card's claims.")
+                ) -> None:
+        """Propose asserts for a card's formulas and quantitative statements; list the rest as unchecked."""
+        import yaml
+
+        from verify.suggest import as_claims
+        from verify.suggest import suggest as propose
+        from verify.suggest import write as write_claims
+
+        if not card.is_file():
+            out.print(f"error {card}: no such card file (give the path of a card .md)")
+            raise typer.Exit(2)
+        props, unchecked = propose(card)
+        if write:
+            n = write_claims(card, props)
+            out.print(f"{card}: {n} proposed claim(s) appended (ids proposed-N): check each asserts, then "
+                      f"`proofdeck sync` and `proofdeck verify`")
+        else:
+            out.print(yaml.safe_dump({"claims": as_claims(props, set())}, allow_unicode=True, sort_keys=False,
+                                     width=120).rstrip())
+        for line in unchecked:
+            out.print(f"# unchecked {line}")
