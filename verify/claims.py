@@ -69,8 +69,8 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
         if cid in seen:
             raise CardFormatError(f"{where}: duplicate id {cid!r}")
         seen.add(cid)
-        section = c.get("section")
-        if section not in SECTIONS:
+        section = c.get("section") or ""  # optional, as in the app's card schema
+        if section and section not in SECTIONS:
             raise CardFormatError(f"{where} ({cid}): section {section!r} not in {SECTIONS}")
         zh, en = str(text_.get("zh") or ""), str(text_.get("en") or "")
         if not zh and not en:
