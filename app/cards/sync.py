@@ -81,7 +81,7 @@ def load_deck(cards_dir: Path, notes: list[str] | None = None) -> list[CardSourc
             errors.append(exc)
             continue
         if doc.claims:
-            bad, card_notes = lint_claims(text, str(path))
+            bad, card_notes = lint_claims(text, str(path), with_notes=notes is not None)
             errors += bad
             if notes is not None:
                 notes += card_notes
@@ -161,10 +161,13 @@ def _math_fallbacks(doc: CardDoc) -> list[str]:
     return out
 
 
-def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
-    """Load every card file into the database; all or nothing."""
+def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True) -> SyncReport:
+    """Load every card file into the database; all or nothing.
+
+    ``claim_notes=False`` skips listing mismatch / stale claims (the server's start-up sync: they cost
+    seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way."""
     report = SyncReport()
-    docs = load_deck(cards_dir, report.claim_notes)
+    docs = load_deck(cards_dir, report.claim_notes if claim_notes else None)
     with Session(engine) as session, session.begin():
         existing = {c.slug: c for c in session.exec(select(Card))}
         changed: list[tuple[Card, CardSource]] = []
