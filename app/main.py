@@ -30,7 +30,7 @@ def startup_sync(engine: Engine, cards_dir: Path) -> None:
     init_db(engine)
     log.info("syncing cards from %s", cards_dir)
     try:
-        report = sync_cards(engine, cards_dir)
+        report = sync_cards(engine, cards_dir, claim_notes=False)
     except SyncError as exc:
         log.error("card sync failed, serving the previous content: %s", exc)
         return

@@ -3,8 +3,12 @@
     python -c "from verify.claims import read_cards; print(len(read_cards('cards')))"
 
 Front matter: a ``---`` line at byte 0, YAML, the next ``---`` line. Each claim has a stable kebab-case
-``id`` (unique within its card), ``text: {zh, en}`` (the card's own wording; "" where that language's
-text does not make the claim), ``check`` (a registered check id) and ``section``.
+``id`` (unique within its card), ``text: {zh, en}`` (the card's own wording, quoted: it must occur in the
+card, "..." standing for omitted words; "" where that language's text does not make the claim),
+``section``, and what is judged: ``asserts`` (a sympy expression over ``verify.vocabulary``, e.g.
+``model_state_bytes(zero3) == 16*Psi/N``), optionally ``reading`` (the reading of ambiguous wording the
+assertion takes: the verdict is then at best conditional) — or, for a statement nothing can judge,
+``unverifiable: <why>``. A claim with neither is qualitative and must quote no number.
 """
 
 from __future__ import annotations
@@ -29,8 +33,12 @@ class Claim:
     claim_id: str
     text_zh: str
     text_en: str
-    check: str
     section: str
+    asserts: str = ""
+    reading: str = ""
+    unverifiable: str = ""
+    check: str = ""  # legacy: a registered check id (cards not yet converted to asserts)
+    corpus: str = ""  # the card's sections and follow-ups, whitespace removed (for the stale check)
 
 
 def front_matter(text: str, source: str = "<card>") -> dict:
@@ -61,14 +69,60 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
         if cid in seen:
             raise CardFormatError(f"{where}: duplicate id {cid!r}")
         seen.add(cid)
-        section = c.get("section")
-        if section not in SECTIONS:
+        section = c.get("section") or ""  # optional, as in the app's card schema
+        if section and section not in SECTIONS:
             raise CardFormatError(f"{where} ({cid}): section {section!r} not in {SECTIONS}")
         zh, en = str(text_.get("zh") or ""), str(text_.get("en") or "")
         if not zh and not en:
             raise CardFormatError(f"{where} ({cid}): text has neither zh nor en")
-        claims.append(Claim(slug, cid, zh, en, str(c.get("check") or ""), section))
+        extra = sorted(set(c) - {"id", "text", "section", "asserts", "reading", "unverifiable", "check"})
+        if extra:
+            raise CardFormatError(f"{where} ({cid}): unknown field(s) {extra} (claims take id, text, section, "
+                                  f"asserts, reading, unverifiable)")
+        fields = {k: c.get(k) for k in ("asserts", "reading", "unverifiable")}
+        for k, val in fields.items():
+            if val is not None and not isinstance(val, str):
+                raise CardFormatError(f"{where} ({cid}): {k} must be a string (quote it in YAML)")
+        claims.append(Claim(slug, cid, zh, en, section, str(fields["asserts"] or "").strip(),
+                            str(fields["reading"] or "").strip(), str(fields["unverifiable"] or "").strip(),
+                            str(c.get("check") or ""), corpus(text, data)))
     return claims
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def corpus(text: str, data: dict) -> str:
+    """The card's words a claim may quote: the body after the front matter and every follow-up."""
+    end = text.find("\n---", 3)
+    parts = [text[end + 4:]]
+    for fu in data.get("follow_ups") or []:
+        if isinstance(fu, dict):
+            for part in ("question", "answer"):
+                value = fu.get(part) or {}
+                if isinstance(value, dict):
+                    parts += [str(value.get("zh") or ""), str(value.get("en") or "")]
+    return _squash("\n".join(parts))
+
+
+def stale_parts(claim: Claim) -> list[str]:
+    """The quoted texts of ``claim`` that no longer occur in its card ("..." / "…" match any words)."""
+    out = []
+    for quoted in (claim.text_zh, claim.text_en):
+        pieces = [_squash(p) for p in re.split(r"\.\.\.|…", quoted)]
+        pos, ok = 0, True
+        for piece in pieces:
+            if not piece:
+                continue
+            found = claim.corpus.find(piece, pos)
+            if found < 0:
+                ok = False
+                break
+            pos = found + len(piece)
+        if quoted and not ok:
+            out.append(quoted)
+    return out
 
 
 def read_cards(folder: str | Path) -> list[Claim]:

@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from verify.checks import Evidence, judge
+from verify.claim_judge import contradictions
 from verify.claims import read_cards
 from verify.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.meters.comm import warm_up
@@ -85,6 +86,7 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
                         "sweep_wall_s": round(time.perf_counter() - t0, 3), "torchrun": env is not None},
         "runs": runs,
         "claims": claims,
+        "contradictions": contradictions(claims),
     }
 
 
@@ -127,6 +129,14 @@ def print_summary(report: dict[str, Any]) -> None:
     for c in report["claims"]:
         v.add_row(c["claim_id"], c["verdict"], c["reason_en"])
     console.print(v)
+    if report.get("contradictions"):
+        x = Table(title="zh and en say different things")
+        for col in ("card", "quantity", "zh", "en"):
+            x.add_column(col)
+        for row in report["contradictions"]:
+            x.add_row(row["card"], row["quantity"], f"{row['zh']['verdict']}: {row['zh']['text_zh']}",
+                      f"{row['en']['verdict']}: {row['en']['text_en']}")
+        console.print(x)
 
 
 def main(argv: list[str] | None = None) -> int:

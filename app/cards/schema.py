@@ -88,12 +88,19 @@ class Link(_Strict):
 
 
 class Claim(_Strict):
-    """One quantitative statement, in the card's own words, judged by the named check."""
+    """One statement, quoted in the card's own words, and what it asserts (``verify/README.md``).
+
+    ``asserts``: a sympy expression over verify's vocabulary; ``reading``: the reading of ambiguous
+    wording it takes; ``unverifiable``: why nothing can judge it; ``check``: legacy check id.
+    """
 
     id: str
     text: LangText
-    check: str
+    check: str = ""
     section: str = ""
+    asserts: str = ""
+    reading: str = ""
+    unverifiable: str = ""
 
     @field_validator("id")
     @classmethod

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, col, delete, select
 
 from app.cards.cardfile import MAX_FILE_BYTES, content_hash, decode_card_bytes, load_card_text
+from app.cards.claim_lint import lint_claims
 from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
@@ -41,6 +42,7 @@ class SyncReport:
     unchanged: list[str] = field(default_factory=list)
     retired: list[str] = field(default_factory=list)
     math_fallbacks: list[str] = field(default_factory=list)  # "slug: section/lang: $tex$: reason"
+    claim_notes: list[str] = field(default_factory=list)  # "mismatch FILE: claim ID: …" / "stale …"
 
     @property
     def changed(self) -> bool:
@@ -61,8 +63,10 @@ class CardSource:
     doc: CardDoc
 
 
-def load_deck(cards_dir: Path) -> list[CardSource]:
-    """Parse every card file; raise :class:`SyncError` listing every bad one."""
+def load_deck(cards_dir: Path, notes: list[str] | None = None) -> list[CardSource]:
+    """Parse every card file; raise :class:`SyncError` listing every bad one (claims' asserts included).
+
+    ``notes`` receives what is wrong with claims but does not stop a sync (mismatch, stale)."""
     if not cards_dir.is_dir():
         raise SyncError([CardFileError(str(cards_dir), "cards folder does not exist",
                                        hint="set PROOFDECK_CARDS_DIR to a folder of card files")])
@@ -76,6 +80,13 @@ def load_deck(cards_dir: Path) -> list[CardSource]:
         except CardFileError as exc:
             errors.append(exc)
             continue
+        if doc.claims:
+            bad, card_notes = lint_claims(text, str(path), with_notes=notes is not None)
+            errors += bad
+            if notes is not None:
+                notes += card_notes
+            if bad:
+                continue
         if doc.slug in seen:
             errors.append(CardFileError(str(path), f"slug '{doc.slug}' is already used by {seen[doc.slug].name}",
                                         hint="give each card its own slug"))
@@ -133,7 +144,8 @@ def _child_rows(card_id: int, doc: CardDoc) -> dict[type[SQLModel], list[dict[st
         CardLink: [{"card_id": card_id, "position": i, "target_slug": link.slug, "target_title_zh": link.title.zh,
                         "target_title_en": link.title.en} for i, link in enumerate(doc.links)],
         CardClaim: [{"card_id": card_id, "key": c.id, "position": i, "text_zh": c.text.zh, "text_en": c.text.en,
-                         "check": c.check, "section": c.section} for i, c in enumerate(doc.claims)],
+                         "check": c.check, "section": c.section, "asserts": c.asserts, "reading": c.reading,
+                         "unverifiable": c.unverifiable} for i, c in enumerate(doc.claims)],
     }
 
 
@@ -149,10 +161,13 @@ def _math_fallbacks(doc: CardDoc) -> list[str]:
     return out
 
 
-def sync_cards(engine: Engine, cards_dir: Path) -> SyncReport:
-    """Load every card file into the database; all or nothing."""
-    docs = load_deck(cards_dir)
+def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True) -> SyncReport:
+    """Load every card file into the database; all or nothing.
+
+    ``claim_notes=False`` skips listing mismatch / stale claims (the server's start-up sync: they cost
+    seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way."""
     report = SyncReport()
+    docs = load_deck(cards_dir, report.claim_notes if claim_notes else None)
     with Session(engine) as session, session.begin():
         existing = {c.slug: c for c in session.exec(select(Card))}
         changed: list[tuple[Card, CardSource]] = []

@@ -39,6 +39,8 @@ def register(cli: typer.Typer) -> None:
         for label, slugs in (("added", report.added), ("updated", report.updated), ("retired", report.retired)):
             for slug in slugs:
                 out.print(f"{label:>8} {slug}", highlight=False)
+        for line in report.claim_notes:
+            err.print(f"[yellow]{line}[/yellow]", highlight=False, soft_wrap=True)
         for line in report.math_fallbacks:
             err.print(f"[yellow]math shown as TeX[/yellow] {line}", highlight=False, soft_wrap=True)
         out.print(f"synced {folder}: {len(report.added)} added, {len(report.updated)} updated, "

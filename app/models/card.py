@@ -78,7 +78,7 @@ class CardLink(SQLModel, table=True):
 
 
 class CardClaim(SQLModel, table=True):
-    """A quantitative statement and the verify check that judges it."""
+    """A quantitative statement in the card's words and what it asserts (judged by ``verify``)."""
 
     __table_args__ = (UniqueConstraint("card_id", "key"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -87,5 +87,8 @@ class CardClaim(SQLModel, table=True):
     position: int = 0
     text_zh: str = Field(default="", sa_column=Column(Text, nullable=False))
     text_en: str = Field(default="", sa_column=Column(Text, nullable=False))
-    check: str = ""
+    check: str = ""  # legacy check id (cards not yet converted to asserts)
     section: str = ""
+    asserts: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    reading: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    unverifiable: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))

@@ -37,7 +37,7 @@ class ClaimVerdict(SQLModel, table=True):
     card_slug: str = Field(index=True)
     claim_key: str
     check: str = ""
-    verdict: str  # confirmed | refuted | conditional | unverifiable | error | missing-check
+    verdict: str  # confirmed | refuted | conditional | unverifiable | mismatch | stale | error | missing-check
     judged: str = ""  # what the verdict compares: algorithmic | wire | memory | arithmetic | ...
     method: str = ""  # how the numbers were obtained: measured | simulated | calculated | none (revision 0002)
     text_zh: str = Field(default="", sa_column=Column(Text, nullable=False))

@@ -1,8 +1,9 @@
 """Computed drills: numeric ZeRO questions with fresh numbers each showing, graded within 1%.
 
 Which cards get drills (data-driven): a card gets the eight ZeRO drills (model-state memory and ring
-communication volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) when one of its claims names a check whose id
-starts with ``zero`` or ``ledger`` (e.g. ``zero.memory``, ``zero3-comm``, ``ledger.model_state``).
+communication volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) when one of its claims asserts something about the
+ZeRO ledger's memory or communication (``model_state_bytes(zero3) == 16*Psi/N``, ``comm_volume(…)``), or
+(legacy cards) names a check whose id starts with ``zero`` or ``ledger``.
 
 Every number comes from ``verify.ledger`` (the formulas live there only); this module picks the
 inputs, words the question and writes the worked solution. A showing's inputs are stored server-side
@@ -42,8 +43,12 @@ class Graded:
     given: float
 
 
+_DRILL_QUANTITIES = re.compile(r"\b(model_state_bytes|optim_bytes|comm_volume|reduction)\(")
+
+
 def card_has_drills(checks: list[str]) -> bool:
-    return any(c.strip().lower().startswith(DRILL_CHECK_PREFIXES) for c in checks)
+    """``checks``: each claim's asserts (or legacy check id)."""
+    return any(c.strip().lower().startswith(DRILL_CHECK_PREFIXES) or _DRILL_QUANTITIES.search(c) for c in checks)
 
 
 def drill_keys(slug: str, checks: list[str]) -> list[str]:

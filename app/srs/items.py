@@ -57,7 +57,7 @@ def item_specs(doc: CardDoc) -> list[ItemSpec]:
     for lang in LANGS:
         for i, _ in enumerate(pitfall_statements(getattr(pitfalls, lang)), start=1):
             specs.append(ItemSpec("pitfall", f"pitfall-{lang}-{i}", lang))
-    specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.check for c in doc.claims])]
+    specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.asserts or c.check for c in doc.claims])]
     return specs
 
 

@@ -8,6 +8,9 @@ from typing import Any
 # verdict -> (zh, en, sign)
 VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
                   "conditional": ("有条件成立", "conditional", "≈"), "unverifiable": ("无法验证", "unverifiable", "?"),
+                  # the quoted text states a number its asserts does not / the quoted text left the card
+                  "mismatch": ("原文与断言不符", "text and assertion disagree", "≠"),
+                  "stale": ("原文已改动", "quoted text no longer in the card", "⌛"),
                   "error": ("检查出错", "check failed", "!"), "missing-check": ("缺少检查", "no check yet", "?")}
 
 

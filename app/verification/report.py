@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["confirmed", "refuted", "conditional", "unverifiable", "error", "missing-check"]
+Verdict = Literal["confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error",
+                  "missing-check"]
 
 
 class _Open(BaseModel):

@@ -6,7 +6,7 @@ python -m verify   # judges the DDP / ring all-reduce card
 from __future__ import annotations
 
 from verify.checks.registry import Evidence, Verdict, check
-from verify.checks.starter_common import calculated, close, judged_verdict, probe
+from verify.checks.starter_common import judged_verdict, probe
 from verify.formulas import ddp as F
 
 MIB = 1024 * 1024
@@ -42,21 +42,4 @@ def ddp_bucket_payload(ev: Evidence) -> Verdict:
         method="measured",
         judged="algorithmic",
         condition="fp32 gradients, 8 Linear(256, 256) layers, N = 2, after the bucket rebuild",
-    )
-
-
-@check("ring_allreduce_example")
-def ring_allreduce_example(ev: Evidence) -> Verdict:
-    ex = F.allreduce_example(psi=1e9, bytes_per_element=2, n=8, beta_bytes_per_s=100e9)
-    card = {"payload_bytes": 2e9, "sent_bytes": 3.5e9, "bandwidth_s": 0.035, "latency_alphas": 14}
-    ok = all(close(ex[k], v) for k, v in card.items())
-    return calculated(
-        ok,
-        card,
-        ex,
-        "1B bf16 gradients, N = 8: 2·7/8·2 GB = 3.5 GB per rank, 35 ms at 100 GB/s, 2(N−1) = 14 α; "
-        "the 2(N−1)/N factor itself is measured by ring_allreduce_volume",
-        "1B bf16 梯度、N = 8：每 rank 2·7/8·2 GB = 3.5 GB，100 GB/s 下 35 ms，延迟 2(N−1) = 14 α；"
-        "2(N−1)/N 本身由 ring_allreduce_volume 实测",
-        condition="bandwidth term only; the 100 GB/s link is an assumption",
     )

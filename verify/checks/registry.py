@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 from typing import Any
 
-VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "error", "missing-check")
+# mismatch: the quoted text states a number its asserts does not; stale: the quoted text left the card
+VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error", "missing-check")
 
 
 @dataclass
@@ -27,6 +27,10 @@ class Verdict:
     # "algorithmic" (payloads → ideal ring), "wire" (socket bytes), "memory", "arithmetic", "none"
     judged: str = "algorithmic"
     extra: dict[str, Any] = field(default_factory=dict)
+    asserts: str = ""  # the claim's assertion (judged by verify.judge)
+    evaluated: list[dict[str, Any]] = field(default_factory=list)  # per measured configuration
+    counterexample: str = ""
+    reading: str = ""
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -37,7 +41,8 @@ class Verdict:
         """How the numbers were obtained: measured (ranks, profiler, sockets), simulated, calculated, or none."""
         if "method" in self.extra:
             return str(self.extra["method"])
-        return {"arithmetic": "calculated", "simulated": "simulated", "none": "none"}.get(self.judged, "measured")
+        return {"arithmetic": "calculated", "simulated": "simulated", "none": "none",
+                "asserts": "none"}.get(self.judged, "measured")
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "method": self.method}
@@ -45,9 +50,6 @@ class Verdict:
 
 class MissingEvidence(LookupError):
     """The sweep did not produce the run a check needs (e.g. PyTorch runs were skipped)."""
-
-
-RING = {"all_reduce": 2, "reduce_scatter": 1, "all_gather": 1, "broadcast": 1}
 
 
 @dataclass
@@ -68,26 +70,6 @@ class Evidence:
             if r["impl"] == impl and r["stage"] == stage and r["world_size"] == n:
                 return r
         raise MissingEvidence(f"no run impl={impl!r} stage={stage!r} world_size={n}")
-
-    def m(self, stage: str, n: int, key: str, impl: str = "reference") -> Any:
-        return self.run(stage, n, impl)["measured"][key]
-
-    def total(self, stage: str, n: int, impl: str = "reference") -> int:
-        me = self.run(stage, n, impl)["measured"]
-        return int(me["param_bytes"] + me["grad_bytes"] + me["optim_bytes"])
-
-    def ring_per_element(self, stage: str, n: int, impl: str = "reference", elem_bytes: int = 2) -> Fraction:
-        """Ideal-ring volume per rank from the *measured* payloads, in units of the run's Ψ_pad elements."""
-        run = self.run(stage, n, impl)
-        payload = run["measured"]["comm_payload_bytes"]
-        sent = sum(Fraction(RING.get(k, 1) * (n - 1), n) * b for k, b in payload.items())
-        return sent / (elem_bytes * run["psi_padded"])
-
-    def wire_per_element(self, stage: str, n: int, impl: str = "reference",
-                         elem_bytes: int = 2) -> float | None:
-        run = self.run(stage, n, impl)
-        w = run["measured"]["wire_bytes_sent"]
-        return None if w is None else w / (elem_bytes * run["psi_padded"])
 
 
 CheckFn = Callable[[Evidence], Verdict]
@@ -116,6 +98,6 @@ def run_check(check_id: str, ev: Evidence) -> Verdict:
                        f"检查 {check_id!r} 出错：{type(e).__name__}: {e}", judged="none")
 
 
-def fmt(x: Fraction | float) -> str:
+def fmt(x: float) -> str:
     """2.0 → "2", 1.5 → "1.5", 1.6 → "1.6"."""
     return f"{float(x):.3g}"

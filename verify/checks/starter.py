@@ -8,18 +8,16 @@ marked so): PCIe, offload and the cards' worked examples.
 """
 
 from verify.checks import (  # importing a check module registers its checks
-    checkpointing,
     collectives,
     ddp_buckets,
     fsdp2_modes,
     mixed_precision,
     offload,
-    pipeline,
     tensor_parallel,
 )
 from verify.checks.registry import CHECKS
 
-_MODULES = (checkpointing, collectives, ddp_buckets, fsdp2_modes, mixed_precision, offload, pipeline,
+_MODULES = (collectives, ddp_buckets, fsdp2_modes, mixed_precision, offload,
             tensor_parallel)
 
 # These checks run their own probes (Gloo ranks, profiler, simulators) instead of reading the ZeRO

@@ -73,8 +73,10 @@ class LinkPublic(BaseModel):
 # A quantitative statement and the verify check that judges it.
 class ClaimPublic(RenderedText):
     id: str
-    check: str
+    check: str  # legacy check id ("" once the claim states what it asserts)
     section: str = ""
+    asserts: str = ""  # the sympy expression verify judges (verify/README.md)
+    reading: str = ""
 
 
 # Everything about one card; ``source`` is the card file text as synced.

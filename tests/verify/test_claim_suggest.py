@@ -1,0 +1,61 @@
+"""``proofdeck claims suggest``: proposed asserts for imported bank cards (the seed, and raw cards of our own)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from verify.asserts import parse
+from verify.suggest import suggest
+
+SEED = Path(__file__).resolve().parents[1] / "cards" / "data" / "000_df0768db638cc9c5.txt"
+
+
+def imported(tmp_path: Path, raw: str, name: str) -> Path:
+    src = tmp_path / f"{name}.txt"
+    src.write_text(raw, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["import", str(src), "--out", str(out), "--slug", name])
+    assert result.exit_code == 0, result.output
+    return out / f"{name}.md"
+
+
+def raw_card(summary_zh: str, summary: str, derivation_en: str) -> str:
+    """A bank card in the raw export format: the seed's layout with our own summary and derivation."""
+    lines = SEED.read_text(encoding="utf-8").split("\n")
+    lines[3], lines[4] = summary_zh, summary
+    start = next(i for i, x in enumerate(lines) if x.startswith("Memory Breakdown"))
+    end = next(i for i, x in enumerate(lines) if x.startswith("四、"))
+    return "\n".join(lines[:start] + [derivation_en] + lines[end:])
+
+
+def test_seed_import_gets_memory_and_communication_of_all_three_stages(tmp_path: Path) -> None:
+    card = imported(tmp_path, SEED.read_text(encoding="utf-8"), "seed")
+    props, unchecked = suggest(card)
+    got = {p.asserts for p in props}
+    for want in ("model_state_bytes(zero1) == 4*Psi+12*Psi/N", "model_state_bytes(zero2) == 2*Psi+14*Psi/N",
+                 "model_state_bytes(zero3) == 16*Psi/N", "comm_volume(zero1) == comm_volume(ddp)",
+                 "comm_volume(zero2) == 2*Psi", "comm_volume(zero3) / comm_volume(ddp) == 3/2"):
+        assert want in got, (want, sorted(got))
+    assert all(parse(p.asserts).atoms for p in props) and unchecked
+    result = CliRunner().invoke(cli, ["claims", "suggest", str(card), "--write"])
+    assert result.exit_code == 0, result.output
+    from verify.claims import read_cards
+
+    written = [c for c in read_cards(card.parent) if c.claim_id.startswith("proposed-")]
+    assert {c.asserts for c in written} == got
+
+
+def test_raw_ring_and_pipeline_cards(tmp_path: Path) -> None:
+    ring = imported(tmp_path, raw_card(
+        "环形 all-reduce 带宽最优。", "Ring all-reduce is bandwidth-optimal.",
+        "In a ring all-reduce over $N$ ranks each rank sends $2(N-1)M/N$ for a tensor of $M$ elements."), "ring")
+    ring_props = [p for p in suggest(ring)[0] if "ring all-reduce over" in p.sentence]
+    assert [p.asserts for p in ring_props] == ["ring_send(all_reduce) == 2*M*(N-1)/N"]
+    pipe = imported(tmp_path, raw_card(
+        "流水线在填充时空闲。", "Pipelines idle while they fill.",
+        "With $p$ stages and $m$ micro-batches the pipeline bubble is $(p-1)/(m+p-1)$ of a step."), "pipe")
+    pipe_props = [p for p in suggest(pipe)[0] if "pipeline bubble" in p.sentence]
+    assert [p.asserts for p in pipe_props] == ["bubble_fraction(onef1b) == (p-1)/(m+p-1)"]

@@ -1,0 +1,146 @@
+"""The numbers and formulas a piece of card text states: TeX in ``$...$`` and plain "4×", "50%", "256GB", "16Ψ".
+
+    python -c "from verify.textnums import statements; print(statements('reduces memory by \\$4\\\\times\\$'))"
+
+Each statement is a sympy value with the text it came from and its kind (``multiplier``, ``percent``,
+``size``, ``psi``, ``formula``, ``number``). TeX goes through sympy's LaTeX parser
+(``sympy.parsing.latex``, ANTLR runtime 4.11); a span it cannot parse is reported with kind
+``unparsed`` rather than guessed. Used to keep a claim's quoted text and its ``asserts`` together
+(``verify.drift``), to measure coverage and to propose assertions for imported cards.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from verify.vocabulary import SYMBOLS
+
+
+@dataclass(frozen=True)
+class Statement:
+    kind: str
+    text: str
+    value: sp.Expr | None  # None: unparsed TeX
+    digits: int = 0  # decimals written (rounding of the text's number)
+    start: int = 0
+
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_TEX = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+_TEX_MULT = re.compile(_NUM + r"\s*\\times\s*$")
+_PLAIN = [
+    ("multiplier", re.compile(_NUM + r"\s*(?:×|x\b|倍)")),
+    ("percent", re.compile(_NUM + r"\s*%")),
+    ("size", re.compile(_NUM + r"\s*(GB/s|Gbps|GiB|GB|MB|MiB|TB|KB|ms|B(?=\b|[^A-Za-z]))")),
+    ("psi", re.compile(_NUM + r"\s*Ψ(?:\s*/\s*N)?")),
+    ("bytes", re.compile(_NUM + r"[- ]?byte")),
+]
+_SIZE = {"GB": 10**9, "GiB": 2**30, "MB": 10**6, "MiB": 2**20, "TB": 10**12, "KB": 10**3, "B": 10**9,
+         "ms": sp.Rational(1, 1000), "GB/s": 10**9, "Gbps": 10**9}
+_SPLIT = re.compile(r"=|\\approx|\\to|\\rightarrow|\\ge|\\le|<|>|\\quad|;|,")
+
+
+def _digits(num: str) -> int:
+    return len(num.split(".")[1]) if "." in num else 0
+
+
+@lru_cache(maxsize=4096)
+def parse_tex(tex: str) -> sp.Expr | None:
+    """One TeX formula as a sympy expression over the vocabulary's symbols (Ψ → Psi), or None."""
+    from sympy.parsing.latex import LaTeXParsingError, parse_latex
+
+    cleaned = (tex.replace(r"\cdot", "*").replace(r"\left", "").replace(r"\right", "")
+               .replace(r"\,", " ").replace("\\text{", "\\mathrm{").strip())
+    if not cleaned or re.search(r"\\(text|mathrm|operatorname|min|max|lceil)", cleaned):
+        return None
+    try:
+        expr = parse_latex(cleaned)
+    except (LaTeXParsingError, Exception):  # the ANTLR parser raises its own errors on odd input
+        return None
+    if not isinstance(expr, sp.Expr):
+        return None
+    names = {x: re.sub(r"[{}]", "", x.name) for x in expr.free_symbols if isinstance(x, sp.Symbol)}
+    return expr.xreplace({x: SYMBOLS[n] for x, n in names.items() if n in SYMBOLS}).doit()
+
+
+def statements(text: str) -> list[Statement]:
+    """Every quantitative statement in ``text`` (TeX first, then plain text outside TeX)."""
+    out: list[Statement] = []
+    plain = list(text)
+    for mt in _TEX.finditer(text):
+        tex = mt.group(1) or mt.group(2)
+        for i in range(mt.start(), mt.end()):
+            plain[i] = " "
+        pct = re.fullmatch(r"\s*[<>]?\s*" + _NUM + r"\s*\\%\s*", tex)
+        if pct:
+            out.append(Statement("percent", mt.group(0), sp.nsimplify(pct.group(1)), _digits(pct.group(1)),
+                                 mt.start()))
+            continue
+        mult = _TEX_MULT.search(tex.strip())
+        if mult:
+            out.append(Statement("multiplier", mt.group(0), sp.nsimplify(mult.group(1)), _digits(mult.group(1)),
+                                 mt.start()))
+            continue
+        parts = [x.strip() for x in _SPLIT.split(tex) if x.strip()]
+        for part in parts:
+            if re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+|[A-Za-z]_\{?[a-z]+\}?", part):
+                continue  # a bare symbol: not a statement
+            pct_part = re.fullmatch(r"[<>]?\s*" + _NUM + r"\s*\\%", part)
+            if pct_part:
+                out.append(Statement("percent", part, sp.nsimplify(pct_part.group(1)), _digits(pct_part.group(1)),
+                                     mt.start()))
+                continue
+            value = parse_tex(part)
+            if value is None:
+                out.append(Statement("unparsed", part, None, 0, mt.start()))
+                continue
+            nums = re.findall(_NUM, part)
+            out.append(Statement("formula" if value.free_symbols else "number", part, value,
+                                 max((_digits(n) for n in nums), default=0), mt.start()))
+    rest = "".join(plain)
+    for kind, rx in _PLAIN:
+        for mt in rx.finditer(rest):
+            num = mt.group(1)
+            value = sp.nsimplify(num)
+            if kind == "size":
+                value = value * _SIZE[mt.group(2)]
+            elif kind == "psi":
+                value = value * SYMBOLS["Psi"] / (SYMBOLS["N"] if "/" in mt.group(0) else 1)
+            out.append(Statement(kind, mt.group(0), value, _digits(num), mt.start()))
+    return sorted(out, key=lambda s_: s_.start)
+
+
+def candidates(st: Statement) -> list[tuple[sp.Expr, sp.Expr]]:
+    """(value, scale) pairs a statement can stand for: "50%" is 0.5, or 1.5 as "50% more"; "256GB" is
+    256·10^9 bytes (or 256 in GB). ``scale`` converts the written number's rounding into that value's units."""
+    if st.value is None:
+        return []
+    if st.kind == "percent":
+        f, c = st.value / 100, sp.Rational(1, 100)
+        return [(f, c), (1 + f, c), (1 - f, c), (st.value, sp.Integer(1))]
+    if st.kind == "size":
+        written = sp.nsimplify(re.match(_NUM, st.text).group(1))  # type: ignore[union-attr]
+        return [(st.value, st.value / written), (written, sp.Integer(1))]
+    return [(st.value, sp.Integer(1))]
+
+
+def matches(st: Statement, values: list[sp.Expr]) -> bool:
+    """True when one of ``values`` (an assertion's literal sub-expressions) equals what ``st`` states,
+    within the rounding of the number as written (half a unit of its last digit)."""
+    half = sp.Rational(1, 2 * 10**st.digits)
+    for c, scale in candidates(st):
+        for v in values:
+            if c.is_number != v.is_number or (not c.is_number and c.free_symbols != v.free_symbols):
+                continue
+            try:
+                d = (c - v) if c.is_number else sp.cancel(c - v)
+            except (TypeError, ValueError):
+                continue
+            rounded = st.digits or st.kind in ("percent", "size")  # "33%", "26 GB" are rounded as written
+            if d == 0 or (rounded and d.is_number and abs(d) <= half * scale):
+                return True
+    return False
