@@ -11,6 +11,7 @@ from app.api.errors import errors
 from app.api.schemas.cards import CardDetail, CardsPublic
 from app.cards.catalog import (
     MAX_LIMIT,
+    MAX_QUERY_CHARS,
     CardFilter,
     CardNotFoundError,
     InvalidFilterError,
@@ -33,8 +34,10 @@ def list_cards(
     difficulty: Annotated[str | None, Query(description="easy, medium or hard.",
                                             json_schema_extra={"enum": list(DIFFICULTIES)})] = None,
     tag: Annotated[str | None, Query(description="Exact tag.")] = None,
-    q: Annotated[str | None, Query(description="Words to find in either language (all must match), "
-                                               "e.g. `优化器状态` or `optimizer`.")] = None,
+    q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS,
+                                   description="Words to find in either language (all must match), "
+                                               f"e.g. `优化器状态` or `optimizer`; at most {MAX_QUERY_CHARS} "
+                                               "characters (so at most half as many words).")] = None,
     retired: Annotated[bool, Query(description="Include retired cards (removed from cards/).")] = False,
     # The range is documented here and enforced by find_cards, whose message says how to fix it.
     limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.",
