@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PydanticField
 from sqlalchemy import JSON, Column
 from sqlmodel import Field, SQLModel
 
@@ -66,13 +68,15 @@ class SettingsPublic(SQLModel):
     optimized_reviews: int
 
 
-class SettingsUpdate(SQLModel):
+class SettingsUpdate(BaseModel):
     """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both).
 
-    The ranges are also in the OpenAPI schema (``json_schema_extra``), so clients see them.
+    The ranges are also in the OpenAPI schema (``json_schema_extra``), so clients see them. Strict:
+    ``false`` is no number of new items, ``"20"`` neither (a retention may be written ``1`` or ``0.9``).
     """
 
-    desired_retention: float | None = Field(default=None, schema_extra={"json_schema_extra": {
-        "minimum": 0.7, "maximum": 0.99}})
-    new_per_day: int | None = Field(default=None, schema_extra={"json_schema_extra": {"minimum": 0, "maximum": 500}})
-    language: str | None = Field(default=None, schema_extra={"json_schema_extra": {"enum": [*LANGUAGES, None]}})
+    model_config = ConfigDict(strict=True)
+
+    desired_retention: float | None = PydanticField(default=None, json_schema_extra={"minimum": 0.7, "maximum": 0.99})
+    new_per_day: int | None = PydanticField(default=None, json_schema_extra={"minimum": 0, "maximum": 500})
+    language: str | None = PydanticField(default=None, json_schema_extra={"enum": [*LANGUAGES, None]})

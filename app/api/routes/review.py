@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.api.deps import CurrentUser, SessionDep, signed_in
 from app.api.errors import MAX_ID, IdPath, Offset, errors
@@ -29,7 +29,10 @@ router = APIRouter(prefix="/api/review", tags=["review"], responses=errors(401, 
 
 
 class ReviewIn(BaseModel):
-    """One answer: a rating 1-4, or for a drill the typed answer and its showing id."""
+    """One answer: a rating 1-4, or for a drill the typed answer and its showing id (strict: ``"5"`` or
+    ``true`` is no id, ``1.5`` no duration)."""
+
+    model_config = ConfigDict(strict=True)
 
     item_id: int = Field(ge=1, le=MAX_ID)
     rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
