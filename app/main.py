@@ -98,7 +98,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
-    application.state.login_limiter = LoginLimiter()  # per process: see app/auth/ratelimit.py
+    application.state.login_limiter = LoginLimiter()  # counts in the database: see app/auth/ratelimit.py
     application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
     install_api(application)
     install_pages(application)

@@ -21,4 +21,9 @@ def register(cli: typer.Typer) -> None:
             from app.core.config import settings
 
             settings.BASE_URL = os.environ["PROOFDECK_BASE_URL"]
-        uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info")
+        from app.core.config import settings as config
+
+        # X-Forwarded-For / -Proto only from configured proxies (uvicorn's default believes any loopback peer)
+        trusted = config.TRUSTED_PROXIES.strip()
+        uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info",
+                    proxy_headers=bool(trusted), forwarded_allow_ips=trusted or "")

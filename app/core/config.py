@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -21,6 +22,12 @@ class Settings(BaseSettings):
     # Public base URL, used in the login link printed at first start.
     BASE_URL: str = "http://127.0.0.1:8000"
     ENVIRONMENT: str = "development"
+    # Web sessions end after this many days without a request, and this many days after the login at most.
+    SESSION_IDLE_DAYS: float = Field(default=30.0, gt=0)
+    SESSION_MAX_DAYS: float = Field(default=90.0, gt=0)
+    # Addresses (comma-separated IPs or CIDRs, or "*") of reverse proxies whose X-Forwarded-For and
+    # X-Forwarded-Proto are believed; empty (the default): no proxy header is believed.
+    TRUSTED_PROXIES: str = ""
 
 
 settings = Settings()

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 from pydantic import Field as PydanticField
-from sqlalchemy import JSON, Column
+from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from app.models.card import utcnow
@@ -37,6 +37,22 @@ class ApiToken(SQLModel, table=True):
     kind: str = "api"
     label: str = ""
     created_at: datetime = Field(default_factory=utcnow)
+    # sessions: when last seen (written at most hourly, app/auth/sessions.py); None: not since created
+    last_used_at: datetime | None = None
+
+
+class LoginFailure(SQLModel, table=True):
+    """One failed login, kept for the rate limiter's window (``app.auth.ratelimit``), shared by every
+    worker and host. ``kind`` "password" (``subject``: the username, lower case) or "link" (``subject``:
+    the SHA-256 of the token tried); ``address``: the client address."""
+
+    __table_args__ = (Index("ix_loginfailure_kind_subject_at", "kind", "subject", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=16)
+    subject: str = Field(max_length=64)
+    address: str = Field(default="", max_length=64)
+    at: datetime = Field(index=True)
 
 
 class UserSettings(SQLModel, table=True):
