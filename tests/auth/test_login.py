@@ -52,7 +52,8 @@ def clock(client: TestClient) -> Clock:
 
 
 def _login(client: TestClient, username: str, password: str) -> httpx.Response:
-    return client.post("/login", data={"username": username, "password": password}, follow_redirects=False)
+    return client.post("/login", data={"username": username, "password": password}, follow_redirects=False,
+                       headers={"Origin": "http://testserver"})  # as a browser's form does
 
 
 def test_password_guessing_is_locked_out_with_retry_after(client: TestClient, users: dict[str, str],

@@ -28,7 +28,8 @@ def alice(client: TestClient) -> str:
 
 
 def _log_in(client: TestClient) -> str:
-    r = client.post("/login", data={"username": "alice", "password": PASSWORD}, follow_redirects=False)
+    r = client.post("/login", data={"username": "alice", "password": PASSWORD}, follow_redirects=False,
+                    headers={"Origin": "http://testserver"})  # as a browser's form does
     assert r.status_code == 303
     return r.cookies[SESSION_COOKIE]
 
