@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.api.guards import RejectNul
 from app.api.main import install_api, install_pages
+from app.auth.csrf import SameOriginOnly
 from app.auth.ratelimit import LoginLimiter
 from app.core.checkpointer import start_checkpointer
 from app.core.config import settings
@@ -102,10 +103,11 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
-    application.state.login_limiter = LoginLimiter()  # per process: see app/auth/ratelimit.py
+    application.state.login_limiter = LoginLimiter()  # counts in the database: see app/auth/ratelimit.py
     application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
     install_api(application)
     install_pages(application)
+    application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/auth/csrf.py)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application
 

@@ -44,9 +44,10 @@ class InvalidInput(BaseModel):
 _DESCRIPTIONS = {
     400: "Malformed request (a body that is not valid JSON, or an answer the scheduler cannot take)",
     401: "Not signed in: send 'Authorization: Bearer <token>' or log in at /login",
-    403: "Signed in, but not an admin",
+    403: "Signed in, but not an admin (or, with the session cookie, a request from another site)",
     404: "Not found (another user's rows answer 404 too, as if they did not exist)",
     409: "Conflicts with the current state (already exists, not due, already answered)",
+    415: "The body must be JSON: send 'Content-Type: application/json'",
     422: "Invalid input: which field and why",
     429: "Too many failed logins from this address for this user; wait Retry-After seconds",
 }

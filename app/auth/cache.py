@@ -24,10 +24,12 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session
 
+from app.auth import sessions
 from app.auth.security import hash_token, token_matches
 from app.auth.users import _login_statement
 from app.models.user import ApiToken, User, UserSettings
 from app.srs.prefs import Prefs
+from app.srs.writes import run_write
 
 TTL = 2.0
 MAX_ENTRIES = 10_000
@@ -122,9 +124,15 @@ def _load(engine: Engine, token: str) -> Entry | None:
         if row is None or not token_matches(token, row[0].token_hash):
             return None
         api_token, user, st = row
+        left = sessions.remaining_s(api_token)  # a session is cached no longer than it lives
+        if left is not None and left <= 0:
+            return None
         settings = {c: getattr(st, c) for c in _SETTINGS_COLS} if st is not None else None
-        entry: Entry = (time.monotonic() + TTL, api_token.kind, {c: getattr(user, c) for c in _USER_COLS},
+        entry: Entry = (time.monotonic() + min(TTL, left if left is not None else TTL), api_token.kind,
+                        {c: getattr(user, c) for c in _USER_COLS},
                         settings, SignedIn(user_id=user.id, is_admin=user.is_admin, prefs=Prefs.of(settings)))
+    if sessions.touch_due(api_token):
+        run_write(engine, lambda s: sessions.touch(s, api_token))
     with _lock:
         if len(_cache) > MAX_ENTRIES:
             _cache.clear()

@@ -10,6 +10,7 @@ from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
 from app.auth.security import hash_password, hash_token, new_token, token_matches, verify_password
+from app.auth.sessions import remaining_s
 from app.models.user import ApiToken, User, UserSettings
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -78,6 +79,8 @@ def login_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("
     api_token, user, user_settings = row
     if api_token.kind not in kinds or not token_matches(token, api_token.token_hash):
         return None
+    if (left := remaining_s(api_token)) is not None and left <= 0:
+        return None  # an expired web session
     return user, user_settings
 
 

@@ -38,6 +38,10 @@ from app.render.markdown import render_markdown
 _Row = TypeVar("_Row", CardSection, CardFollowUp, CardLink, CardClaim)
 LANG_CHOICES = {"zh": ("zh",), "en": ("en",), "both": ("zh", "en")}
 MAX_LIMIT = 200
+# A search is one LIKE per distinct word: SQLite refuses an expression tree deeper than 1,000, and a long
+# query costs every card a scan per word. The length bound is in the API schema; it caps the words too.
+MAX_QUERY_CHARS = 256
+MAX_QUERY_WORDS = MAX_QUERY_CHARS // 2  # "a b c ...": the most words 256 characters can hold
 
 
 class CardNotFoundError(LookupError):
@@ -59,7 +63,16 @@ class CardFilter:
     q: str | None = None  # words that must all appear (substring, case-insensitive, zh or en)
     include_retired: bool = False
 
+    def words(self) -> list[str]:
+        """The distinct lower-case words of ``q``, in order."""
+        return list(dict.fromkeys((self.q or "").lower().split()))
+
     def validate(self) -> CardFilter:
+        if self.q is not None and len(self.q) > MAX_QUERY_CHARS:
+            raise InvalidFilterError(f"the search has {len(self.q)} characters; use at most {MAX_QUERY_CHARS} "
+                                     "(a few distinctive words find a card)")
+        if len(self.words()) > MAX_QUERY_WORDS:
+            raise InvalidFilterError(f"the search has {len(self.words())} words; use at most {MAX_QUERY_WORDS}")
         if self.difficulty is not None and self.difficulty not in DIFFICULTIES:
             raise InvalidFilterError(
                 f"difficulty '{self.difficulty}' is not one of {', '.join(DIFFICULTIES)}")
@@ -88,7 +101,7 @@ def _conditions(f: CardFilter) -> list[ColumnElement[bool]]:
         conds.append(_label_match(f.topic, Card.topic_code, Card.topic_zh, Card.topic_en))
     if f.difficulty:
         conds.append(col(Card.difficulty) == f.difficulty)
-    for word in (f.q or "").lower().split():
+    for word in f.words():
         conds.append(col(Card.search_text).contains(word, autoescape=True))
     return conds
 

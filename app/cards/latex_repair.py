@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from app.render.dollars import inline_math_end
+
 GREEK = (
     "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi "
     "varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega "
@@ -114,27 +116,24 @@ def repair_tex(tex: str) -> str:
 _SPAN_TOKEN = re.compile(r"\\.|\$\$|\$|\n", re.S)
 
 
-def math_spans(text: str, offset: int = 0) -> Iterator[tuple[int, int, int]]:
+def math_spans(text: str) -> Iterator[tuple[int, int, int]]:
     """(start, end, delimiter length) of every ``$...$`` / ``$$...$$`` span; ``\\$`` is not a delimiter.
 
-    Inline math stays on one line; display math may span lines. An unclosed ``$`` is left as text.
+    The dollars pair as the renderer pairs them (:func:`app.render.dollars.inline_math_end`: no space
+    inside the dollars, no digit after the closing one), so "costs $5 to $6" is prose. Inline math
+    stays on one line; ``$$...$$`` may span lines. A ``$`` that opens nothing is text.
     """
-    open_at, delim = -1, ""
-    for m in _SPAN_TOKEN.finditer(text, offset):
-        token = m.group(0)
-        if token[0] == "\\":
+    pos = 0
+    while (m := _SPAN_TOKEN.search(text, pos)) is not None:
+        start, token, pos = m.start(), m.group(0), m.end()
+        if token[0] == "\\" or token == "\n":
             continue
-        if not delim:
-            if token[0] == "$":
-                open_at, delim = m.start(), token
-        elif token == delim:
-            if m.start() > open_at + len(delim):
-                yield open_at, m.end(), len(delim)
-            delim = ""
-        elif token == "\n" and delim == "$":
-            delim = ""  # inline math never spans lines: the lone $ is text
-    if delim == "$$":  # an unclosed $$ is text: look for spans after it
-        yield from math_spans(text, open_at + 2)
+        end = inline_math_end(text, start)
+        if end is not None and (token == "$$" or "\n" not in text[start:end]):
+            yield start, end, len(token)
+            pos = end
+        elif token == "$$":
+            pos = start + 1  # not math: its second $ may still open a formula, as in the renderer
 
 
 def repair_math(text: str) -> str:

@@ -33,5 +33,10 @@ def register(cli: typer.Typer) -> None:
             os.environ["PROOFDECK_HEADER_TIMEOUT"] = str(header_timeout)
         if body_timeout is not None:
             os.environ["PROOFDECK_BODY_TIMEOUT"] = str(body_timeout)
+        from app.core.config import settings as config
+
+        # X-Forwarded-For / -Proto only from configured proxies (uvicorn's default believes any loopback peer)
+        trusted = config.TRUSTED_PROXIES.strip()
         uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info", http=PROTOCOL,
-                    timeout_keep_alive=timeout_keep_alive)
+                    timeout_keep_alive=timeout_keep_alive, proxy_headers=bool(trusted),
+                    forwarded_allow_ips=trusted or "")

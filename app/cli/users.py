@@ -1,4 +1,4 @@
-"""``proofdeck user add NAME [--admin] [--password]``: accounts from the command line."""
+"""``proofdeck user add NAME [--admin] [--password]``, ``proofdeck user logout NAME``: accounts."""
 
 from __future__ import annotations
 
@@ -34,6 +34,28 @@ def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.
     out.print(f"created {'admin' if admin else 'user'} {name!r}. API token (shown once):")
     out.print(token)
     out.print(f"login link: {settings.BASE_URL.rstrip('/')}/login?token={token}")
+
+
+@user_cli.command("logout")
+def logout(name: str = typer.Argument(..., help="Username."),
+           database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
+    """Log NAME out everywhere: end every web session (API tokens stay valid)."""
+    from sqlmodel import Session, select
+
+    from app.auth.sessions import revoke_all
+    from app.core.config import settings
+    from app.core.db import get_engine, init_db
+    from app.models.user import User
+
+    engine = get_engine(database_url or settings.DATABASE_URL)
+    init_db(engine)
+    with Session(engine) as session, session.begin():
+        user = session.exec(select(User).where(User.username == name)).first()
+        if user is None or user.id is None:
+            err.print(f"[red]error[/red] no user {name!r}; `proofdeck user add {name}` creates one")
+            raise typer.Exit(1)
+        ended = revoke_all(session, user.id)
+    out.print(f"{name}: {ended} web session(s) ended; other servers' caches forget them within seconds")
 
 
 def register(cli: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +28,12 @@ class Settings(BaseSettings):
     # Slow clients (app/core/http_timeouts.py): seconds for a request's head, then for its body.
     HEADER_TIMEOUT: float = 10.0
     BODY_TIMEOUT: float = 30.0
+    # Web sessions end after this many days without a request, and this many days after the login at most.
+    SESSION_IDLE_DAYS: float = Field(default=30.0, gt=0)
+    SESSION_MAX_DAYS: float = Field(default=90.0, gt=0)
+    # Addresses (comma-separated IPs or CIDRs, or "*") of reverse proxies whose X-Forwarded-For and
+    # X-Forwarded-Proto are believed; empty (the default): no proxy header is believed.
+    TRUSTED_PROXIES: str = ""
 
 
 settings = Settings()

@@ -2,9 +2,9 @@
 
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
 from app.models.review import ChangeClock, DrillShowing, ItemSource, ItemState, ReviewItem, ReviewLog
-from app.models.user import ApiToken, User, UserSettings
+from app.models.user import ApiToken, LoginFailure, User, UserSettings
 from app.models.verification import ClaimVerdict, VerificationRun
 
 __all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "ChangeClock",
-           "ClaimVerdict", "DrillShowing", "ItemSource", "ItemState", "ReviewItem", "ReviewLog", "User",
+           "ClaimVerdict", "DrillShowing", "ItemSource", "ItemState", "LoginFailure", "ReviewItem", "ReviewLog", "User",
            "UserSettings", "VerificationRun"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, Column
+from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PydanticField
+from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from app.models.card import utcnow
@@ -35,6 +37,22 @@ class ApiToken(SQLModel, table=True):
     kind: str = "api"
     label: str = ""
     created_at: datetime = Field(default_factory=utcnow)
+    # sessions: when last seen (written at most hourly, app/auth/sessions.py); None: not since created
+    last_used_at: datetime | None = None
+
+
+class LoginFailure(SQLModel, table=True):
+    """One failed login, kept for the rate limiter's window (``app.auth.ratelimit``), shared by every
+    worker and host. ``kind`` "password" (``subject``: the username, lower case) or "link" (``subject``:
+    the SHA-256 of the token tried); ``address``: the client address."""
+
+    __table_args__ = (Index("ix_loginfailure_kind_subject_at", "kind", "subject", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=16)
+    subject: str = Field(max_length=64)
+    address: str = Field(default="", max_length=64)
+    at: datetime = Field(index=True)
 
 
 class UserSettings(SQLModel, table=True):
@@ -66,13 +84,15 @@ class SettingsPublic(SQLModel):
     optimized_reviews: int
 
 
-class SettingsUpdate(SQLModel):
+class SettingsUpdate(BaseModel):
     """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both).
 
-    The ranges are also in the OpenAPI schema (``json_schema_extra``), so clients see them.
+    The ranges are also in the OpenAPI schema (``json_schema_extra``), so clients see them. Strict:
+    ``false`` is no number of new items, ``"20"`` neither (a retention may be written ``1`` or ``0.9``).
     """
 
-    desired_retention: float | None = Field(default=None, schema_extra={"json_schema_extra": {
-        "minimum": 0.7, "maximum": 0.99}})
-    new_per_day: int | None = Field(default=None, schema_extra={"json_schema_extra": {"minimum": 0, "maximum": 500}})
-    language: str | None = Field(default=None, schema_extra={"json_schema_extra": {"enum": [*LANGUAGES, None]}})
+    model_config = ConfigDict(strict=True)
+
+    desired_retention: float | None = PydanticField(default=None, json_schema_extra={"minimum": 0.7, "maximum": 0.99})
+    new_per_day: int | None = PydanticField(default=None, json_schema_extra={"minimum": 0, "maximum": 500})
+    language: str | None = PydanticField(default=None, json_schema_extra={"enum": [*LANGUAGES, None]})

@@ -1,13 +1,17 @@
 """Errors: JSON ``{"detail": ...}`` under ``/api`` (and for clients that do not ask for HTML), a
-small HTML page everywhere else."""
+small HTML page everywhere else. An unexpected exception too: it is logged with a reference, and the
+client gets a 500 in the same shape (never Starlette's plain-text "Internal Server Error")."""
 
 from __future__ import annotations
+
+import secrets
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
+from app.core.logging import log
 from app.pages.templating import render_page
 
 JSON_PREFIXES = ("/api", "/healthz", "/docs", "/redoc", "/openapi.json", "/static")
@@ -28,5 +32,16 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                        status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
 
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    """Any exception no route turned into an HTTP error: log it, answer 500 ``{"detail"}`` (or the page)."""
+    ref = secrets.token_hex(4)
+    log.error("internal error %s on %s %s", ref, request.method, request.url.path, exc_info=exc)
+    detail = f"internal error (reference {ref}); the server log has the details, please report it"
+    if wants_html(request):
+        return render_page(request, "error.html", {"status_code": 500, "detail": detail}, status_code=500)
+    return JSONResponse({"detail": detail}, status_code=500)
+
+
 def install_error_pages(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _internal_error)  # Starlette runs it outermost, for any exception

@@ -29,7 +29,7 @@ def page_headers() -> dict[str, str]:
     """No inline script, no third-party origin: everything the quiz needs is served from here."""
     return {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
                                        "script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-            "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"}
+            "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff"}
 
 
 @router.get("/quiz/assets/{name}", responses=errors(404, 422))

@@ -37,5 +37,5 @@ def render_page(request: Request, name: str, context: dict[str, Any], status_cod
                                            status_code=status_code, headers=headers)
     response.headers["Content-Security-Policy"] = content_security_policy(nonce)
     response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["Referrer-Policy"] = "same-origin"  # our forms name their origin (app/auth/csrf.py)
     return response

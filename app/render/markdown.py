@@ -5,8 +5,8 @@ Card text never becomes live markup: raw HTML is escaped, link targets go throug
 the allow-list in :mod:`app.render.math`. Images from other hosts become plain links, so a page never
 fetches anything from outside the server (pages work offline and leak nothing).
 
-Math delimiters follow Pandoc: ``$x$`` needs no space just inside the dollars, so "costs $5 and $6"
-stays text; ``$$...$$`` is display math.
+Math delimiters follow Pandoc (:mod:`app.render.dollars`): ``$x$`` needs no space just inside the
+dollars and no digit after the closing one, so "costs $5 and $6" stays text; ``$$...$$`` is display math.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from app.render.dollars import inline_math
 from app.render.math import render_math
 
 # An image source on another host (a scheme other than data:, or protocol-relative //host).
@@ -62,6 +63,7 @@ def _parser() -> MarkdownIt:
     md = (MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
           .enable(["table", "strikethrough"])
           .use(dollarmath_plugin, allow_space=False, allow_digits=True, double_inline=True))
+    md.inline.ruler.at("math_inline", inline_math)  # the plugin's rule plus Pandoc's digit check
     for name in _MATH_TOKENS:
         md.add_render_rule(name, _render_math_token)
     md.add_render_rule("link_open", link_open_rule)

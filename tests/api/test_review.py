@@ -199,25 +199,31 @@ def test_first_start_prints_a_login_link_and_it_logs_in(client: TestClient, caps
         app.state.engine.dispose()
 
 
+SAME_SITE = {"Origin": "http://testserver"}  # what a browser sends with our own forms
+
+
 def test_password_login(two: tuple[TestClient, dict[str, str], dict[str, str]]) -> None:
     client, _, _ = two
     with Session(client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
         create_user(s, "carol", password="correct horse")
-    r = client.post("/login", data={"username": "carol", "password": "wrong one!"}, follow_redirects=False)
+    r = client.post("/login", data={"username": "carol", "password": "wrong one!"}, follow_redirects=False,
+                    headers=SAME_SITE)
     assert r.status_code == 401 and "Wrong username or password." in r.text
     r = client.post("/login", data={"username": "carol", "password": "correct horse", "next": "//evil.example"},
-                    follow_redirects=False)
+                    follow_redirects=False, headers=SAME_SITE)
     assert r.status_code == 303 and r.headers["location"] == "/quiz"
     assert client.get("/api/users/me").json()["username"] == "carol"
     r = client.post("/quiz/settings", data={"desired_retention": "0.85", "new_per_day": "7", "language": "zh"},
-                    follow_redirects=False)
+                    follow_redirects=False, headers=SAME_SITE)
     assert r.status_code == 303
     assert client.get("/api/review/settings").json() == {"desired_retention": 0.85, "new_per_day": 7,
                                                          "language": "zh", "optimized": False,
                                                          "optimized_reviews": 0}
     page = client.get("/quiz/stats")
     assert page.status_code == 200 and 'value="7"' in page.text
-    client.post("/logout")
+    assert client.post("/logout", headers={"Origin": "http://evil.example"}).status_code == 403
+    assert client.get("/api/users/me").status_code == 200  # a cross-site logout did nothing
+    client.post("/logout", headers=SAME_SITE)
     assert client.get("/api/users/me").status_code == 401
 
 

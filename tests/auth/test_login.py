@@ -3,6 +3,7 @@ and never reach the server's logs (a real uvicorn at --log-level info)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ from app.auth import security
 from app.auth.ratelimit import LoginLimiter
 from app.auth.users import create_user, login_for_token
 from app.core.db import init_db, make_engine
+from app.models.card import utcnow
 from app.models.user import ApiToken, User
 from tests.utils.server import uvicorn_server
 
@@ -21,11 +23,14 @@ PASSWORD = "correct horse battery"
 
 
 class Clock:
+    """Seconds since a fixed start (``now``), as the aware datetimes the limiter stores."""
+
     def __init__(self) -> None:
         self.now = 0.0
+        self.start = utcnow()
 
-    def __call__(self) -> float:
-        return self.now
+    def __call__(self) -> datetime:
+        return self.start + timedelta(seconds=self.now)
 
 
 @pytest.fixture
@@ -47,7 +52,8 @@ def clock(client: TestClient) -> Clock:
 
 
 def _login(client: TestClient, username: str, password: str) -> httpx.Response:
-    return client.post("/login", data={"username": username, "password": password}, follow_redirects=False)
+    return client.post("/login", data={"username": username, "password": password}, follow_redirects=False,
+                       headers={"Origin": "http://testserver"})  # as a browser's form does
 
 
 def test_password_guessing_is_locked_out_with_retry_after(client: TestClient, users: dict[str, str],
@@ -87,16 +93,18 @@ def test_success_resets_only_its_own_counter(client: TestClient, users: dict[str
     assert _login(client, "alice", "wrong").status_code == 401  # four more would be allowed again
 
 
-def test_login_link_guessing_is_locked_out(client: TestClient, users: dict[str, str], clock: Clock) -> None:
-    for i in range(5):
-        r = client.get(f"/login?token=guess-{i}", follow_redirects=False)
-        assert r.status_code == 401
-    r = client.get(f"/login?token={users['alice']}", follow_redirects=False)
-    assert r.status_code == 429
-    assert r.headers["Retry-After"] == "600"
+def test_bad_links_never_lock_a_valid_link(client: TestClient, users: dict[str, str], clock: Clock) -> None:
+    for i in range(5):  # five bad links from one address (behind a proxy: from everyone)
+        assert client.get(f"/login?token=guess-{i}", follow_redirects=False).status_code == 401
+    for _ in range(5):
+        assert client.get("/login?token=x", follow_redirects=False).status_code == 401
+    r = client.get("/login?token=x", follow_redirects=False)  # the same bad link a sixth time
+    assert (r.status_code, r.headers["Retry-After"]) == (429, "600")
+    assert client.get(f"/login?token={users['alice']}", follow_redirects=False).status_code == 303
+    assert client.get(f"/login?token={users['bob']}", follow_redirects=False).status_code == 303
     assert _login(client, "alice", PASSWORD).status_code == 303  # the password form is another key
     clock.now += 600
-    assert client.get(f"/login?token={users['alice']}", follow_redirects=False).status_code == 303
+    assert client.get("/login?token=x", follow_redirects=False).status_code == 401
 
 
 def test_tokens_are_looked_up_by_hash_and_compared_in_constant_time(

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.cards.latex_repair import repair_math, repair_tex
+from app.render.markdown import math_spans
 from app.render.math import tex_to_mathml
 
 
@@ -60,3 +63,38 @@ def test_repaired_formulas_convert_to_mathml() -> None:
     for tex in ("frac{12Psi}{N}", "2Psi + 2Psi + 12Psi = 16Psi", "P_{text{os+g+p}}",
                 "text{ZeRO-1}: text{shard optimizer};quad text{ZeRO-2}: +text{grad}"):
         assert "<math" in tex_to_mathml(repair_tex(tex))
+
+
+@pytest.mark.parametrize("prose", [
+    "GPUs cost $5 to $6 an hour",
+    "from $20,000 and $30,000 in a year",
+    "between $5 and 6$7 a min, le max",
+    "$ 5 to 6 $",
+    "pay $5 in cash, or $6 min",
+    "it costs $x to$5 per hour",
+])
+def test_prices_are_prose_not_math(prose: str) -> None:
+    assert repair_math(prose) == prose
+    assert math_spans(prose) == []  # the renderer agrees: no formula in it
+
+
+def test_math_next_to_prices_is_still_repaired() -> None:
+    text = "costs $5 to $6, while $a to b$ and $Psi in S$ are math"
+    assert repair_math(text) == "costs $5 to $6, while $a \\to b$ and $\\Psi \\in S$ are math"
+
+
+# Prose and math mixed at random: dollars, digits, spaces, words that are TeX commands, escaped dollars.
+_PIECES = st.sampled_from(["$", "$5", "$6", "5$", " ", " ", "to", "in", "le", "min", "max", "x", "Psi",
+                           "cost", "2", ",", "\\$", "times", "an hour"])
+_LINES = st.lists(_PIECES, max_size=14).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES)
+def test_the_importer_repairs_exactly_the_formulas_the_renderer_shows(line: str) -> None:
+    repaired = repair_math(line)
+    shown = math_spans(line)
+    assert math_spans(repaired) == [(repair_tex(tex), display) for tex, display in shown]
+    if not shown:
+        assert repaired == line  # prose: not one character changed
+    assert repaired.replace("\\", "") == line.replace("\\", "")  # only backslashes are ever added

@@ -37,6 +37,7 @@ PAGE_ELEMENTS = frozenset({  # what base.html, _quiz_base.html and the page temp
     element("link", rel="stylesheet", href="/quiz/assets/quiz.css"),
     element("form", class_="search", method="get", action="/", role="search"),
     element("form", method="post", action="/logout", class_="logout"),
+    element("form", method="post", action="/logout/everywhere", class_="logout"),
     element("form", id="typed-form", class_="typed", hidden=""),
     element("form", method="post", action="/quiz/settings", class_="settings"),
 })
@@ -145,6 +146,9 @@ def test_card_pages_and_index(site: Site) -> None:
         assert [s for _, s in nonce_scripts(r)] == [s for _, s in own]
 
 
+SAME_SITE = {"Origin": "http://testserver"}  # what the browser adds to quiz.js's requests
+
+
 def test_quiz_pages_and_every_item(site: Site) -> None:
     from app.models import Card, ReviewItem
     from app.srs.review import chain, item_view
@@ -156,7 +160,7 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
         assert r.status_code == 200 and r.url.path == path
         assert_inert(r.text, path, scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")]
                      if path == "/quiz" else [], allowed=PAGE_ELEMENTS)
-    c.put("/api/review/settings", json={"new_per_day": 500})
+    c.put("/api/review/settings", json={"new_per_day": 500}, headers=SAME_SITE)  # as quiz.js, from our page
     # what the quiz script puts into the page: every item's faces, and each card's chain
     engine = c.app.state.engine  # type: ignore[attr-defined]
     kinds: set[str] = set()
@@ -183,7 +187,7 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
         shown = [v for side in ("front", "back") for v in (item[side] or {}).values()]
         body: dict[str, Any] = {"item_id": item["id"], "idempotency_key": secrets.token_hex(8)}
         body |= {"typed_answer": "1", "showing_id": item["showing_id"]} if item["typed"] else {"rating": 3}
-        answer = c.post("/api/review", json=body)
+        answer = c.post("/api/review", json=body, headers=SAME_SITE)
         assert answer.status_code == 200, answer.text
         shown += list((answer.json().get("solution") or {}).values())
         if item["kind"] == "card":

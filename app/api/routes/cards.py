@@ -8,9 +8,11 @@ from fastapi import APIRouter, HTTPException, Query
 
 from app.api.deps import SessionDep
 from app.api.errors import errors
+from app.api.guards import NO_NUL
 from app.api.schemas.cards import CardDetail, CardsPublic
 from app.cards.catalog import (
     MAX_LIMIT,
+    MAX_QUERY_CHARS,
     CardFilter,
     CardNotFoundError,
     InvalidFilterError,
@@ -28,13 +30,17 @@ router = APIRouter(prefix="/api/cards", tags=["cards"])
 @router.get("", response_model=CardsPublic, responses=errors(422))
 def list_cards(
     session: SessionDep,
-    module: Annotated[str | None, Query(description="Module code, zh or en name (case-insensitive).")] = None,
-    topic: Annotated[str | None, Query(description="Topic code, zh or en name (case-insensitive).")] = None,
+    module: Annotated[str | None, Query(pattern=NO_NUL,
+                                        description="Module code, zh or en name (case-insensitive).")] = None,
+    topic: Annotated[str | None, Query(pattern=NO_NUL,
+                                       description="Topic code, zh or en name (case-insensitive).")] = None,
     difficulty: Annotated[str | None, Query(description="easy, medium or hard.",
                                             json_schema_extra={"enum": list(DIFFICULTIES)})] = None,
-    tag: Annotated[str | None, Query(description="Exact tag.")] = None,
-    q: Annotated[str | None, Query(description="Words to find in either language (all must match), "
-                                               "e.g. `优化器状态` or `optimizer`.")] = None,
+    tag: Annotated[str | None, Query(pattern=NO_NUL, description="Exact tag.")] = None,
+    q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS, pattern=NO_NUL,
+                                   description="Words to find in either language (all must match), "
+                                               f"e.g. `优化器状态` or `optimizer`; at most {MAX_QUERY_CHARS} "
+                                               "characters (so at most half as many words).")] = None,
     retired: Annotated[bool, Query(description="Include retired cards (removed from cards/).")] = False,
     # The range is documented here and enforced by find_cards, whose message says how to fix it.
     limit: Annotated[int, Query(description=f"Page size, 1 to {MAX_LIMIT}.",

@@ -1,9 +1,9 @@
 """Web login: a token link (``/login?token=...``, as printed at first start) or username + password.
 
 Either way the browser gets a fresh session token in an HttpOnly, SameSite=Lax cookie; the database
-keeps only its hash. Tokens never reach the logs (``app.main`` redacts ``token=`` in access logs).
-Guessing is slowed: repeated failures from one address (for one username) answer 429 with
-``Retry-After`` (``app.auth.ratelimit``).
+keeps only its hash. Sessions end on the server (``app.auth.sessions``); ``POST /logout/everywhere``
+ends all of a user's sessions. Tokens never reach the logs (``app.main`` redacts ``token=`` in access
+logs). Guessing is slowed without locking out anyone else: ``Retry-After`` on 429 (``app.auth.ratelimit``).
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlmodel import Session
 
-from app.api.deps import OptionalUser, SessionDep
-from app.api.errors import html_errors, json_errors_on_page
+from app.api.deps import CurrentUser, OptionalUser, SessionDep
+from app.api.errors import errors, html_errors, json_errors_on_page
 from app.api.guards import NO_NUL
-from app.auth.ratelimit import Key, LoginLimiter
+from app.auth import sessions
+from app.auth.ratelimit import LINK, PASSWORD, LoginLimiter
 from app.auth.users import SESSION_COOKIE, issue_token, revoke_session, user_for_password, user_for_token
 from app.models.user import User
 from app.pages.quiz import page_headers, templates
 from app.srs.writes import run_write
 
 router = APIRouter(tags=["login"])
-SESSION_DAYS = 30
 REDIRECT: dict[int | str, dict[str, Any]] = {303: {"description": "Signed in (or out): go to the page asked for"}}
 
 
@@ -40,11 +40,14 @@ def _safe_next(target: str | None) -> str:
 
 def _start_session(request: Request, user: User, target: str, session: Session) -> Response:
     def work(s: Session) -> str:
+        assert user.id is not None
+        sessions.purge_expired(s, user.id)
         return issue_token(s, user, kind="session", label="web login")
 
     token = run_write(request.app.state.engine, work, release=session)
     resp = RedirectResponse(_safe_next(target), status_code=303)
-    resp.set_cookie(SESSION_COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="lax",
+    resp.set_cookie(SESSION_COOKIE, token, max_age=int(sessions.max_age().total_seconds()), httponly=True,
+                    samesite="lax",
                     secure=request.url.scheme == "https", path="/")
     return resp
 
@@ -61,13 +64,13 @@ def _limiter(request: Request) -> LoginLimiter:
     return limiter
 
 
-def _key(request: Request, username: str) -> Key:
-    return (request.client.host if request.client else "", username.lower())
+def _address(request: Request) -> str:
+    """The TCP peer (uvicorn puts the X-Forwarded-For address here only for PROOFDECK_TRUSTED_PROXIES)."""
+    return request.client.host if request.client else ""
 
 
-def _locked(request: Request, key: Key, target: str) -> HTMLResponse | None:
-    """The 429 page while ``key`` is locked out (checked before any password work)."""
-    wait = _limiter(request).retry_after(key)
+def _locked(request: Request, wait: int | None, target: str) -> HTMLResponse | None:
+    """The 429 page while locked out (checked before any password work)."""
     if wait is None:
         return None
     message = f"失败次数过多，请 {wait} 秒后再试。Too many failed attempts. Try again in {wait} seconds."
@@ -79,15 +82,15 @@ def _locked(request: Request, key: Key, target: str) -> HTMLResponse | None:
 def login_page(request: Request, session: SessionDep, user: OptionalUser, token: str | None = None,
                next: str | None = None) -> Response:  # noqa: A002
     if token is not None:
-        key = _key(request, "")  # login links: counted per address
-        if (locked := _locked(request, key, next or "/quiz")) is not None:
-            return locked
-        found = user_for_token(session, token, kinds=("api",))
+        found = user_for_token(session, token, kinds=("api",))  # a valid link always works
         if found is None:
-            _limiter(request).failed(key)
+            limiter = _limiter(request)
+            if (locked := _locked(request, limiter.link_wait(session, token), next or "/quiz")) is not None:
+                return locked
+            session.close()  # no pooled connection held while waiting for the write lock
+            limiter.failed(request.app.state.engine, LINK, token, _address(request))
             return _form(request, error="This login link is not valid (unknown or revoked token). "
                          "Ask an admin for a new one, or sign in with a password.", status=401, target=next or "/quiz")
-        _limiter(request).succeeded(key)
         return _start_session(request, found, next or "/quiz", session)
     return _form(request, target=next or "/quiz", user=user)
 
@@ -98,14 +101,15 @@ def login_password(request: Request, session: SessionDep,
                    username: Annotated[str, Form(min_length=1, max_length=64, pattern=NO_NUL)],
                    password: Annotated[str, Form(min_length=1, max_length=200)],
                    next: Annotated[str, Form()] = "/quiz") -> Response:  # noqa: A002
-    key = _key(request, username)
-    if (locked := _locked(request, key, next)) is not None:
+    limiter, address = _limiter(request), _address(request)
+    if (locked := _locked(request, limiter.password_wait(session, username, address), next)) is not None:
         return locked
     user = user_for_password(session, username, password)
+    session.close()  # no pooled connection held while waiting for the write lock
     if user is None:
-        _limiter(request).failed(key)
+        limiter.failed(request.app.state.engine, PASSWORD, username, address)
         return _form(request, error="Wrong username or password.", status=401, target=next)
-    _limiter(request).succeeded(key)
+    limiter.succeeded(request.app.state.engine, username, address)
     return _start_session(request, user, next, session)
 
 
@@ -114,6 +118,18 @@ def logout(request: Request) -> Response:
     token = request.cookies.get(SESSION_COOKIE)
     if token:
         run_write(request.app.state.engine, lambda s: revoke_session(s, token))
+    resp = RedirectResponse("/login", status_code=303)
+    resp.delete_cookie(SESSION_COOKIE, path="/")
+    return resp
+
+
+@router.post("/logout/everywhere", status_code=303, response_class=RedirectResponse,
+             responses={**REDIRECT, **errors(401)})
+def logout_everywhere(request: Request, user: CurrentUser, session: SessionDep) -> Response:
+    """End every web session of the signed-in user, on every device (API tokens stay valid)."""
+    uid = user.id
+    assert uid is not None
+    run_write(request.app.state.engine, lambda s: sessions.revoke_all(s, uid), release=session)
     resp = RedirectResponse("/login", status_code=303)
     resp.delete_cookie(SESSION_COOKIE, path="/")
     return resp

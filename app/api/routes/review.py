@@ -7,12 +7,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.api.deps import CurrentUser, SessionDep, signed_in
 from app.api.errors import MAX_ID, IdPath, Offset, errors
 from app.api.fastjson import FastJSON
 from app.api.guards import NO_NUL
+from app.auth.csrf import is_json
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
@@ -29,7 +30,10 @@ router = APIRouter(prefix="/api/review", tags=["review"], responses=errors(401, 
 
 
 class ReviewIn(BaseModel):
-    """One answer: a rating 1-4, or for a drill the typed answer and its showing id."""
+    """One answer: a rating 1-4, or for a drill the typed answer and its showing id (strict: ``"5"`` or
+    ``true`` is no id, ``1.5`` no duration)."""
+
+    model_config = ConfigDict(strict=True)
 
     item_id: int = Field(ge=1, le=MAX_ID)
     rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
@@ -57,6 +61,10 @@ _REVIEW_DOC: dict[str, Any] = {
 
 
 async def _review_body(request: Request) -> ReviewIn:
+    content_type = request.headers.get("content-type")
+    if content_type is not None and not is_json(content_type):  # an HTML form's text/plain is no answer
+        raise HTTPException(415, detail=f"send the answer as JSON with 'Content-Type: application/json' "
+                                        f"(got {content_type.split(';')[0]!r})")
     try:
         return ReviewIn.model_validate_json(await request.body())
     except ValidationError as exc:
@@ -89,7 +97,7 @@ async def next_item(request: Request) -> FastJSON:
     return FastJSON(out)
 
 
-@router.post("", response_model=dict[str, Any], responses=errors(400, 404, 409), openapi_extra=_REVIEW_DOC)
+@router.post("", response_model=dict[str, Any], responses=errors(400, 404, 409, 415), openapi_extra=_REVIEW_DOC)
 async def post_review(request: Request) -> FastJSON:
     """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session, col, select
 
 from app.api.deps import AdminUser, CurrentUser, SessionDep
@@ -34,7 +34,10 @@ class TokenCreated(BaseModel):
 
 
 class UserCreate(BaseModel):
-    """Pattern and minimum length are documented here, checked by ``create_user`` (its messages say how to fix)."""
+    """Pattern and minimum length are documented here, checked by ``create_user`` (its messages say how to fix).
+    Strict: ``"is_admin": 0`` or ``"yes"`` is refused, only ``true`` / ``false`` make an admin or not."""
+
+    model_config = ConfigDict(strict=True)
 
     username: str = Field(max_length=64, json_schema_extra={"pattern": USERNAME_RE.pattern})
     is_admin: bool = False

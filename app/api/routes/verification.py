@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -91,7 +91,9 @@ def get_run(run_id: IdPath, session: SessionDep) -> RunPublic:
 
 
 class VerifyRequest(BaseModel):
-    """What an admin may choose for a run started from the API (the CLI takes every option)."""
+    """What an admin may choose for a run started from the API (the CLI takes every option); strict types."""
+
+    model_config = ConfigDict(strict=True)
 
     world_sizes: str = Field("2,4", pattern=r"^[1-9][0-9]?(,[1-9][0-9]?){0,3}$", description="e.g. 2,4")
     params: int = Field(1_000_000, ge=10_000, le=20_000_000, description="model parameters")

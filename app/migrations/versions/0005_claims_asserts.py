@@ -1,6 +1,6 @@
 """claims store what they assert (a sympy expression over verify's vocabulary) and the reading it takes
 
-Revision ID: 0005_claims
+Revision ID: 0005
 Revises: 0004
 Create Date: 2026-12-01 14:30:00
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_claims"
+revision = "0005"
 down_revision = "0004"
 branch_labels = None
 depends_on = None
