@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi import APIRouter, Form, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app.api.deps import OptionalUser, SessionDep
 from app.api.errors import errors
 from app.core.config import PROJECT_ROOT
+from app.pages.study import study_session
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.review import settings_for
 from app.srs.scheduler import now_utc
@@ -40,13 +41,20 @@ def asset(name: str) -> FileResponse:
 
 
 @router.get("/quiz", response_class=HTMLResponse, responses=TO_LOGIN)
-def quiz(request: Request, user: OptionalUser, session: SessionDep) -> Response:
+def quiz(request: Request, user: OptionalUser, session: SessionDep,
+         q: Annotated[str, Query(description="A pasted question: study the cards that match it.")] = "",
+         cards: Annotated[str, Query(description="Card slugs separated by commas: study these cards.")] = "",
+         ) -> Response:
+    """The scheduled quiz; with ``q`` or ``cards``, a study session on those cards (``app.search.study``):
+    their items are shown in the page and no answer is sent, so the schedule stays as it was."""
     if user is None:
         return RedirectResponse("/login?next=/quiz", status_code=303)
     assert user.id is not None
     st = settings_for(session, user.id)
-    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language},
-                                      headers=page_headers())
+    study, error = study_session(request, session, q, cards)
+    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language, "study": study,
+                                                             "paste_q": q, "study_error": error},
+                                      headers=page_headers(), status_code=422 if error else 200)
 
 
 def bar_chart(values: list[float], labels: list[str], *, width: int = 640, height: int = 180,

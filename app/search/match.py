@@ -1,0 +1,114 @@
+"""Rank the cards for a pasted question: the API (``GET /api/match``), the pages and the CLI call this.
+
+score(card) = BM25(card document) + UNIT_WEIGHT x max BM25(the card's parts) (:mod:`app.search.index`).
+The follow-up shown is the card's best-matching follow-up when it matches better than the card's head
+(title + summary); the snippet is cut from the best-matching part, in the question's language when
+that text matches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy.engine import Engine
+
+from app.search.index import LANG_FIELDS, CardRow, SearchIndex, Unit, indexes
+from app.search.snippet import Snippet, make_snippet, match_spans
+from app.search.text import CJK_RUN, tokens
+
+MAX_QUERY_CHARS = 2000  # a pasted question with its context fits; a page of text does not
+MAX_LIMIT = 50
+UNIT_WEIGHT = 1.0
+
+
+class MatchQueryError(ValueError):
+    """A query or parameter we cannot use; the message says what and how to fix it."""
+
+
+@dataclass(frozen=True)
+class FollowUpHit:
+    id: str
+    question_zh: str
+    question_en: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Hit:
+    card: CardRow
+    score: float
+    follow_up: FollowUpHit | None
+    snippet: Snippet
+    snippet_lang: str
+    snippet_from: str  # head | section:<key> | follow_up:<id>
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    query: str
+    tokens: list[str]
+    lang: str
+    hits: list[Hit]
+
+
+def check_query(q: str, limit: int, lang: str) -> None:
+    if len(q) > MAX_QUERY_CHARS:
+        raise MatchQueryError(f"q is {len(q)} characters long; the limit is {MAX_QUERY_CHARS}: "
+                              "paste the question alone, not the page around it")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise MatchQueryError(f"limit {limit} is out of range (use 1 to {MAX_LIMIT})")
+    if lang not in LANG_FIELDS:
+        raise MatchQueryError(f"lang '{lang}' is not one of zh, en, both")
+
+
+def _snippet(unit: Unit, lang: str, q: str, query: list[str]) -> tuple[Snippet, str]:
+    """From the unit's text in the question's language (Chinese if it has any Chinese character) when
+    that text matches at all, else in the language (of those asked for) that matches more."""
+    first = "zh" if CJK_RUN.search(q) else "en"
+    codes = sorted(LANG_FIELDS[lang], key=lambda code: code != first)
+    covered = {code: sum(e - s for s, e in match_spans(getattr(unit, code), query)) for code in codes}
+    code = next((c for c in codes if covered[c] > 0 and c == first), None) \
+        or max(codes, key=lambda c: (covered[c] > 0, bool(getattr(unit, c)), covered[c]))
+    return make_snippet(getattr(unit, code), query), code
+
+
+def rank(index: SearchIndex, q: str, *, limit: int = 5) -> MatchResult:
+    """The ``limit`` best cards for ``q`` in ``index`` (nothing when ``q`` has no token we index)."""
+    query = tokens(q)
+    if not query or not index.cards:
+        return MatchResult(q, query, index.lang, [])
+    card_scores = index.card_bm25.scores(query)
+    unit_scores = index.unit_bm25.scores(query)
+    best_unit = np.full(len(index.cards), -1, dtype=np.int64)
+    best_unit_score = np.zeros(len(index.cards), dtype=np.float32)
+    for u in np.flatnonzero(unit_scores > 0):  # only the parts that matched anything
+        c = index.unit_card[u]
+        if unit_scores[u] > best_unit_score[c]:
+            best_unit_score[c], best_unit[c] = unit_scores[u], u
+    total = card_scores + UNIT_WEIGHT * best_unit_score
+    order = [int(i) for i in np.lexsort((np.arange(len(total)), -total)) if total[i] > 0][:limit]
+    hits = []
+    for c in order:
+        card_units = np.flatnonzero(index.unit_card == c)
+        head = next((u for u in card_units if index.units[u].kind == "head"), None)
+        head_score = float(unit_scores[head]) if head is not None else 0.0
+        follow_up = None
+        fus = [u for u in card_units if index.units[u].kind == "follow_up" and unit_scores[u] > head_score]
+        if fus:
+            u = max(fus, key=lambda i: (unit_scores[i], -i))
+            unit = index.units[u]
+            follow_up = FollowUpHit(unit.key, unit.question_zh, unit.question_en, round(float(unit_scores[u]), 4))
+        shown_u = int(best_unit[c]) if best_unit[c] >= 0 else head
+        shown = index.units[shown_u] if shown_u is not None else Unit(c, "head", "", index.cards[c].title_zh,
+                                                                       index.cards[c].title_en)
+        snippet, code = _snippet(shown, index.lang, q, query)
+        where = shown.kind if shown.kind == "head" else f"{shown.kind}:{shown.key}"
+        hits.append(Hit(index.cards[c], round(float(total[c]), 4), follow_up, snippet, code, where))
+    return MatchResult(q, query, index.lang, hits)
+
+
+def match(engine: Engine, q: str, *, limit: int = 5, lang: str = "both") -> MatchResult:
+    """Check the parameters (:class:`MatchQueryError`), then rank the live cards for ``q``."""
+    check_query(q, limit, lang)
+    return rank(indexes(engine).get(lang), q, limit=limit)
