@@ -8,13 +8,16 @@ var proofdeckMatch = (function () {
   var SLASH_LIST = /(?<![a-z0-9])([a-z]+)[-_ ]?([0-9]+)((?:\/[0-9]+)+)(?![a-z0-9])/g;
   var CJK_RUN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
   var JOINER = /[-_]/g;
+  var LETTERS_DIGITS = /^([a-z]+)([0-9]+)$/;
+
+  var ALNUM = /[a-z0-9]/, SEPARATORS = /[\s\-_]+/g;
 
   function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
 
   function make(index) {
     var enStop = new Set(index.en_stop), zhAlone = new Set(index.zh_alone);
     var zhStop = index.zh_stop.length ? new RegExp(index.zh_stop.map(escapeRe).join("|"), "g") : null;
-    var concepts = index.glossary.map(function (g) { return [g[0], new RegExp(g[1], "g")]; });
+    var glossary = new RegExp(index.glossary_pattern, "g"), termGroups = index.glossary_terms;
 
     function normalise(text) { return text.normalize("NFKC").toLowerCase(); }
     function stem(w) {
@@ -30,6 +33,10 @@ var proofdeckMatch = (function () {
       while ((m = WORD.exec(norm)) !== null) {
         var parts = m[0].split(JOINER);
         parts.forEach(function (p) { if (!enStop.has(p)) { out.push(stem(p)); } });
+        parts.forEach(function (p) {
+          var split = LETTERS_DIGITS.exec(p);
+          if (split) { out.push(split[1], split[2]); }
+        });
         if (parts.length > 1) { out.push(stem(parts.join(""))); }
       }
       SPACED_NUMBER.lastIndex = 0;
@@ -45,11 +52,15 @@ var proofdeckMatch = (function () {
           for (var i = 0; i + 1 < chars.length; i++) { out.push(chars[i] + chars[i + 1]); }
         });
       });
-      concepts.forEach(function (c) {
-        c[1].lastIndex = 0;
-        var n = (norm.match(c[1]) || []).length;
-        for (var i = 0; i < n; i++) { out.push("~" + c[0]); }
-      });
+      glossary.lastIndex = 0;
+      while ((m = glossary.exec(norm)) !== null) {  /* as app/search/glossary.py matches() */
+        var s = m.index, e = s + m[0].length;
+        if ((ALNUM.test(norm[s]) && s > 0 && ALNUM.test(norm[s - 1])) ||
+            (ALNUM.test(norm[e - 1]) && e < norm.length && ALNUM.test(norm[e]))) { continue; }
+        var key = m[0].replace(SEPARATORS, "");
+        var found = termGroups[key] || termGroups[key.slice(0, -1)] || [];
+        found.forEach(function (g) { out.push("~" + g); });
+      }
       return out;
     }
     function add(scores, postings, tok) {

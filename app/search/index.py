@@ -11,8 +11,9 @@ Two indexes per language choice (zh, en, both):
 
 Everything comes from the same rows on SQLite and PostgreSQL and is ranked here, in process, so both give
 the same answers. An index is built on first use after the deck revision (``app.srs.clock``, bumped by
-every sync) moves: no Chinese dictionary to load (bigrams, :mod:`app.search.text`), about a second for a
-1,000-card deck (README, "Matching"); each request reads the revision (one indexed row) to know.
+every sync) moves, and at server start-up (:func:`warm`). No Chinese dictionary to load (bigrams,
+:mod:`app.search.text`); texts' tokens are cached, so a rebuild after a sync tokenises only what changed
+(README, "Matching", has the times). Each request reads the revision (one indexed row) to know.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import bm25s
@@ -129,7 +131,13 @@ class CardText:
 
 
 def _tok(parts: Sequence[str]) -> list[str]:
-    return tokens("\n".join(p for p in parts if p))
+    return list(_text_tokens("\n".join(p for p in parts if p)))
+
+
+@lru_cache(maxsize=65536)
+def _text_tokens(text: str) -> tuple[str, ...]:
+    """Cached by text: a rebuild after a sync tokenises only the texts that changed (incremental)."""
+    return tuple(tokens(text))
 
 
 def _pick(zh: str, en: str, langs: Sequence[str]) -> list[str]:
@@ -226,3 +234,8 @@ def indexes(engine: Engine) -> Indexes:
         if found is None:
             found = _registry[engine] = Indexes(engine)
         return found
+
+
+def warm(engine: Engine) -> None:
+    """Build the default (``both``) index now: called at server start-up, after the start-up sync."""
+    indexes(engine).get("both")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.cards.schema import CardDoc
-from app.search.glossary import group_patterns
+from app.search.glossary import pattern, term_groups
 from app.search.index import Bm25, CardRow, CardText, index_cards
 from app.search.match import UNIT_WEIGHT
 from app.search.text import stopwords
@@ -38,7 +38,7 @@ def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
     en_stop, zh_stop, zh_alone = stopwords()
     return {
         "v": 1, "en_stop": sorted(en_stop), "zh_stop": list(zh_stop), "zh_alone": sorted(zh_alone),
-        "glossary": sorted(group_patterns().items()), "unit_weight": UNIT_WEIGHT,
+        "glossary_pattern": pattern(), "glossary_terms": term_groups(), "unit_weight": UNIT_WEIGHT,
         "slugs": [c.slug for c in index.cards], "unit_card": [int(c) for c in index.unit_card],
         "cards": _flat(index.card_bm25), "units": _flat(index.unit_bm25),
     }

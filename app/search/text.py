@@ -3,8 +3,9 @@
 1. NFKC then lower case: full-width ``ＺｅＲＯ－３`` is ``zero-3``, ``ＧＰＵ`` is ``gpu``.
 2. English words (``[a-z0-9]`` runs, joined by ``-`` or ``_``): each part, and the whole word with the
    joiners removed (``all-reduce`` → ``all``, ``reduce``, ``allreduce``); stop words dropped; a plural
-   ``s`` removed (Harman's S-stemmer). A word followed by a number across a space gives the joined form
-   too (``zero 3`` → ``zero3``), and a slash list gives each (``zero-1/2/3`` → ``zero1``, ``zero2``, ``zero3``).
+   ``s`` removed (Harman's S-stemmer). Letters then digits give both halves too (``zero3`` → ``zero``,
+   ``3``), a word followed by a number across a space the joined form (``zero 3`` → ``zero3``): every
+   spelling of ZeRO-3 gives the same tokens. A slash list gives each (``zero-1/2/3`` → ``zero2``, ``zero3``).
 3. Chinese runs: stop words (``stopwords.yaml``) cut out, then overlapping character bigrams (a lone
    character stays a unigram unless it is a function character such as 是). No dictionary: bigrams need
    none, and they are the same in the browser. bench/match.py compares them with jieba's segmentation
@@ -30,6 +31,7 @@ SPACED_NUMBER = re.compile(r"(?<![a-z0-9])([a-z]+) ([0-9]+)(?![a-z0-9])")
 SLASH_LIST = re.compile(r"(?<![a-z0-9])([a-z]+)[-_ ]?([0-9]+)((?:/[0-9]+)+)(?![a-z0-9])")
 CJK_RUN = re.compile(f"[{CJK}]+")
 JOINER = re.compile(r"[-_]")
+LETTERS_DIGITS = re.compile(r"^([a-z]+)([0-9]+)$")
 
 
 def normalise(text: str) -> str:
@@ -64,14 +66,26 @@ def stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)
+def word_tokens(word: str) -> tuple[str, ...]:
+    """The tokens of one English word as :data:`WORD` finds it (cached: words repeat across a deck)."""
+    stop = stopwords()[0]
+    parts = JOINER.split(word)
+    out = [stem(p) for p in parts if p not in stop]
+    for p in parts:  # zero3 also gives zero and 3, as zero-3 and zero 3 do
+        split = LETTERS_DIGITS.match(p)
+        if split:
+            out += [split.group(1), split.group(2)]
+    if len(parts) > 1:
+        out.append(stem("".join(parts)))
+    return tuple(out)
+
+
 def english_tokens(norm: str) -> list[str]:
     stop = stopwords()[0]
     out: list[str] = []
-    for m in WORD.finditer(norm):
-        parts = JOINER.split(m.group(0))
-        out += [stem(p) for p in parts if p not in stop]
-        if len(parts) > 1:
-            out.append(stem("".join(parts)))
+    for word in WORD.findall(norm):
+        out += word_tokens(word)
     for m in SPACED_NUMBER.finditer(norm):
         if m.group(1) not in stop:
             out.append(m.group(1) + m.group(2))
