@@ -250,16 +250,21 @@ def test_obsidian_notes_and_zip(site: Site) -> None:
 
 
 def handbook_script(text: str) -> list[tuple[dict[str, str], str]]:
-    """The handbook's one script, the one whose hash its CSP names."""
+    """The handbook's one script, the one whose hash its CSP names, after its search index: a JSON data
+    block (never run) with no ``<`` that could close it."""
     import base64
     import hashlib
+    import json
 
     from app.core.config import PROJECT_ROOT
 
-    script = (PROJECT_ROOT / "templates" / "handbook.js").read_text(encoding="utf-8")
+    script = "".join((PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
+                     for name in ("match.js", "handbook.js"))
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     assert f"'sha256-{digest}'" in text
-    return [({}, script)]
+    data = re.search(r'<script type="application/json" id="search-index">([^<]*)</script>', text)
+    assert data and json.loads(data.group(1))["slugs"]
+    return [({"type": "application/json", "id": "search-index"}, data.group(1)), ({}, script)]
 
 
 HANDBOOK_ELEMENTS = frozenset({element("meta", charset="utf-8"),
