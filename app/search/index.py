@@ -120,6 +120,8 @@ class SearchIndex:
     unit_bm25: Bm25
     unit_card: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # each card's first unit
+
 
 @dataclass(frozen=True, slots=True)
 class CardText:
@@ -176,8 +178,11 @@ def index_cards(cards: Sequence[CardText], rev: int, lang: str) -> SearchIndex:
             units.append(Unit(i, "follow_up", key, f"{q_zh}\n{a_zh}", f"{q_en}\n{a_en}", q_zh, q_en))
             unit_docs.append(question * QUESTION_WEIGHT + answer)
         card_docs.append(doc)
+    unit_card = np.array([u.card for u in units], dtype=np.int64)
+    # a card's units are contiguous and every card has its head, so each card starts somewhere
+    starts = np.searchsorted(unit_card, np.arange(len(cards)))
     return SearchIndex(rev, lang, [c.row for c in cards], units, Bm25.build(card_docs), Bm25.build(unit_docs),
-                       np.array([u.card for u in units], dtype=np.int64))
+                       unit_card, starts)
 
 
 def read_cards(conn: Any) -> list[CardText]:

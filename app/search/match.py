@@ -14,7 +14,7 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from app.search.index import LANG_FIELDS, CardRow, SearchIndex, Unit, indexes
-from app.search.snippet import Snippet, make_snippet, match_spans
+from app.search.snippet import Snippet, flatten, make_snippet, match_spans
 from app.search.text import CJK_RUN, tokens
 
 MAX_QUERY_CHARS = 2000  # a pasted question with its context fits; a page of text does not
@@ -67,10 +67,12 @@ def _snippet(unit: Unit, lang: str, q: str, query: list[str]) -> tuple[Snippet, 
     that text matches at all, else in the language (of those asked for) that matches more."""
     first = "zh" if CJK_RUN.search(q) else "en"
     codes = sorted(LANG_FIELDS[lang], key=lambda code: code != first)
-    covered = {code: sum(e - s for s, e in match_spans(getattr(unit, code), query)) for code in codes}
+    flat = {code: flatten(getattr(unit, code)) for code in codes}
+    spans = {code: match_spans(flat[code], query) for code in codes}
+    covered = {code: sum(e - s for s, e in spans[code]) for code in codes}
     code = next((c for c in codes if covered[c] > 0 and c == first), None) \
-        or max(codes, key=lambda c: (covered[c] > 0, bool(getattr(unit, c)), covered[c]))
-    return make_snippet(getattr(unit, code), query), code
+        or max(codes, key=lambda c: (covered[c] > 0, bool(flat[c]), covered[c]))
+    return make_snippet(flat[code], query, spans[code]), code
 
 
 def rank(index: SearchIndex, q: str, *, limit: int = 5) -> MatchResult:
@@ -80,28 +82,25 @@ def rank(index: SearchIndex, q: str, *, limit: int = 5) -> MatchResult:
         return MatchResult(q, query, index.lang, [])
     card_scores = index.card_bm25.scores(query)
     unit_scores = index.unit_bm25.scores(query)
-    best_unit = np.full(len(index.cards), -1, dtype=np.int64)
-    best_unit_score = np.zeros(len(index.cards), dtype=np.float32)
-    for u in np.flatnonzero(unit_scores > 0):  # only the parts that matched anything
-        c = index.unit_card[u]
-        if unit_scores[u] > best_unit_score[c]:
-            best_unit_score[c], best_unit[c] = unit_scores[u], u
+    starts = index.starts
+    best_unit_score = np.maximum.reduceat(unit_scores, starts)  # each card's best part
     total = card_scores + UNIT_WEIGHT * best_unit_score
-    order = [int(i) for i in np.lexsort((np.arange(len(total)), -total)) if total[i] > 0][:limit]
+    candidates = np.flatnonzero(total > 0)
+    order = candidates[np.lexsort((candidates, -total[candidates]))][:limit]
     hits = []
-    for c in order:
-        card_units = np.flatnonzero(index.unit_card == c)
-        head = next((u for u in card_units if index.units[u].kind == "head"), None)
-        head_score = float(unit_scores[head]) if head is not None else 0.0
+    for c in (int(i) for i in order):
+        lo = int(starts[c])
+        hi = int(starts[c + 1]) if c + 1 < len(starts) else len(index.units)
+        parts = range(lo, hi)
+        best = max(parts, key=lambda u: (unit_scores[u], -u))
+        head = next(u for u in parts if index.units[u].kind == "head")
         follow_up = None
-        fus = [u for u in card_units if index.units[u].kind == "follow_up" and unit_scores[u] > head_score]
+        fus = [u for u in parts if index.units[u].kind == "follow_up" and unit_scores[u] > unit_scores[head]]
         if fus:
             u = max(fus, key=lambda i: (unit_scores[i], -i))
             unit = index.units[u]
             follow_up = FollowUpHit(unit.key, unit.question_zh, unit.question_en, round(float(unit_scores[u]), 4))
-        shown_u = int(best_unit[c]) if best_unit[c] >= 0 else head
-        shown = index.units[shown_u] if shown_u is not None else Unit(c, "head", "", index.cards[c].title_zh,
-                                                                       index.cards[c].title_en)
+        shown = index.units[best if unit_scores[best] > 0 else head]
         snippet, code = _snippet(shown, index.lang, q, query)
         where = shown.kind if shown.kind == "head" else f"{shown.kind}:{shown.key}"
         hits.append(Hit(index.cards[c], round(float(total[c]), 4), follow_up, snippet, code, where))

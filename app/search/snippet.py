@@ -9,9 +9,11 @@ card text never becomes markup. Offsets are ``[start, end)`` in code points of `
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from markupsafe import Markup, escape
 
@@ -32,7 +34,11 @@ class Snippet:
     html: str
 
 
-def _normalised_with_map(text: str) -> tuple[str, list[int]]:
+def _normalised_with_map(text: str) -> tuple[str, list[int] | range]:
+    """Normalised text and, per normalised character, the index of the character it came from."""
+    norm = normalise(text)
+    if len(norm) == len(text):  # the usual case (full-width → half-width, case): one for one
+        return norm, range(len(text))
     chars: list[str] = []
     where: list[int] = []
     for i, ch in enumerate(text):
@@ -52,6 +58,13 @@ def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+@lru_cache(maxsize=65536)
+def _word_parts(word: str) -> tuple[str | None, tuple[tuple[int, int, str], ...]]:
+    """(the joined form's token if the word has joiners, (start, end, token) of each part)."""
+    whole = stem(JOINER.sub("", word)) if JOINER.search(word) else None
+    return whole, tuple((p.start(), p.end(), stem(p.group(0))) for p in _PART.finditer(word))
+
+
 def match_spans(text: str, query_tokens: Iterable[str]) -> list[tuple[int, int]]:
     """Merged ``[start, end)`` spans of ``text`` (original indices) that match the query's tokens."""
     wanted = set(query_tokens)
@@ -60,12 +73,11 @@ def match_spans(text: str, query_tokens: Iterable[str]) -> list[tuple[int, int]]
     norm, where = _normalised_with_map(text)
     spans: list[tuple[int, int]] = []
     for m in WORD.finditer(norm):
-        word = m.group(0)
-        if len(JOINER.split(word)) > 1 and stem(JOINER.sub("", word)) in wanted:
+        whole, parts = _word_parts(m.group(0))
+        if whole is not None and whole in wanted:
             spans.append(m.span())
             continue
-        spans += [(m.start() + p.start(), m.start() + p.end()) for p in _PART.finditer(word)
-                  if stem(p.group(0)) in wanted]
+        spans += [(m.start() + s, m.start() + e) for s, e, tok in parts if tok in wanted]
     for m in SPACED_NUMBER.finditer(norm):
         if m.group(1) + m.group(2) in wanted:
             spans.append(m.span())
@@ -84,24 +96,38 @@ def match_spans(text: str, query_tokens: Iterable[str]) -> list[tuple[int, int]]
 
 
 def _window(spans: list[tuple[int, int]], length: int) -> tuple[int, int]:
-    """The WIDTH-character window holding the most matched characters (ties: the earliest)."""
+    """The WIDTH-character window holding the most matched characters (ties: the earliest), starting
+    LEAD characters before one of the matches."""
     if not spans:
         return 0, min(length, WIDTH)
+    ends = [e for _, e in spans]
+    covered_before = [0]
+    for s, e in spans:
+        covered_before.append(covered_before[-1] + e - s)
     best, best_start = -1, 0
-    for s, _ in spans:
+    for i, (s, _) in enumerate(spans):
         start = max(0, s - LEAD)
         end = start + WIDTH
-        covered = sum(max(0, min(e2, end) - max(s2, start)) for s2, e2 in spans)
+        first = bisect.bisect_right(ends, start)  # spans ending after start ...
+        last = bisect.bisect_left([s2 for s2, _ in spans], end, lo=i)  # ... and starting before end
+        covered = covered_before[last] - covered_before[first]
         if covered > best:
             best, best_start = covered, start
     end = min(length, best_start + WIDTH)
     return max(0, min(best_start, end - WIDTH)), end
 
 
-def make_snippet(text: str, query_tokens: Iterable[str]) -> Snippet:
-    """The best window of ``text`` (whitespace collapsed) with its matches marked."""
-    flat = _SPACE.sub(" ", text).strip()
-    spans = match_spans(flat, query_tokens)
+def flatten(text: str) -> str:
+    """Whitespace collapsed: what a snippet is cut from."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def make_snippet(text: str, query_tokens: Iterable[str], spans: list[tuple[int, int]] | None = None) -> Snippet:
+    """The best window of ``text`` (whitespace collapsed) with its matches marked (``spans``: the
+    matches in the flattened text, when the caller has them already)."""
+    flat = flatten(text)
+    if spans is None:
+        spans = match_spans(flat, query_tokens)
     start, end = _window(spans, len(flat))
     head = ELLIPSIS if start > 0 else ""
     tail = ELLIPSIS if end < len(flat) else ""
