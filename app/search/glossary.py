@@ -72,7 +72,7 @@ def _compiled() -> re.Pattern[str]:
     return re.compile(pattern())
 
 
-def matches(norm: str) -> list[tuple[int, int, list[str]]]:
+def matches(norm: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
     """(start, end, groups) of every glossary term in normalised text."""
     lookup = term_groups()
     out = []
@@ -84,8 +84,8 @@ def matches(norm: str) -> list[tuple[int, int, list[str]]]:
         key = canonical(m.group(0))
         found = lookup.get(key) or lookup.get(key[:-1]) or []  # [:-1]: the optional plural s
         if found:
-            out.append((s, e, found))
-    return out
+            out.append((s, e, tuple(found)))
+    return tuple(out)
 
 
 def concept_tokens(norm: str) -> list[str]:
@@ -93,6 +93,11 @@ def concept_tokens(norm: str) -> list[str]:
     return [CONCEPT + name for _, _, names in matches(norm) for name in names]
 
 
+@lru_cache(maxsize=1024)
+def _snippet_matches(norm: str) -> tuple[tuple[int, int, tuple[str, ...]], ...]:
+    return matches(norm)  # cached for snippets: the same cards' texts come back query after query
+
+
 def concept_spans(norm: str, names: set[str]) -> list[tuple[int, int]]:
     """Where terms of the concepts ``names`` (without ``~``) occur in normalised text."""
-    return [(s, e) for s, e, found in matches(norm) if names.intersection(found)]
+    return [(s, e) for s, e, found in _snippet_matches(norm) if names.intersection(found)]

@@ -64,15 +64,20 @@ def check_query(q: str, limit: int, lang: str) -> None:
 
 def _snippet(unit: Unit, lang: str, q: str, query: list[str]) -> tuple[Snippet, str]:
     """From the unit's text in the question's language (Chinese if it has any Chinese character) when
-    that text matches at all, else in the language (of those asked for) that matches more."""
+    that text matches at all, else in the other language asked for if it matches, else the first."""
     first = "zh" if CJK_RUN.search(q) else "en"
     codes = sorted(LANG_FIELDS[lang], key=lambda code: code != first)
-    flat = {code: flatten(getattr(unit, code)) for code in codes}
-    spans = {code: match_spans(flat[code], query) for code in codes}
-    covered = {code: sum(e - s for s, e in spans[code]) for code in codes}
-    code = next((c for c in codes if covered[c] > 0 and c == first), None) \
-        or max(codes, key=lambda c: (covered[c] > 0, bool(flat[c]), covered[c]))
-    return make_snippet(flat[code], query, spans[code]), code
+    fallback: tuple[str, str, list[tuple[int, int]]] | None = None
+    for code in codes:
+        flat = flatten(getattr(unit, code))
+        spans = match_spans(flat, query)
+        if spans:
+            return make_snippet(flat, query, spans), code
+        if fallback is None or (flat and not fallback[1]):
+            fallback = (code, flat, spans)
+    assert fallback is not None
+    code, flat, spans = fallback
+    return make_snippet(flat, query, spans), code
 
 
 def rank(index: SearchIndex, q: str, *, limit: int = 5) -> MatchResult:

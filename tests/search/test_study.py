@@ -57,7 +57,8 @@ def test_the_quiz_page_turns_a_pasted_question_into_a_study_session(client: Test
                                                                     learner: dict[str, str]) -> None:
     page = client.get("/quiz", params={"q": "为什么ZeRO-3通信量更大"}, headers=learner)
     assert page.status_code == 200
-    top3 = [h["card"]["slug"] for h in client.get("/api/match", params={"q": "为什么ZeRO-3通信量更大", "limit": 3}).json()["data"]]
+    matched = client.get("/api/match", params={"q": "为什么ZeRO-3通信量更大", "limit": 3}).json()["data"]
+    top3 = [h["card"]["slug"] for h in matched]
     assert f'data-cards="{",".join(top3)}"' in page.text
     plain = client.get("/quiz", headers=learner).text
     assert 'id="study"' not in plain and 'id="paste-q"' in plain
