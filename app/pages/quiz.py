@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, HTTPException, Query, Request
+from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -41,20 +41,28 @@ def asset(name: str) -> FileResponse:
 
 
 @router.get("/quiz", response_class=HTMLResponse, responses=TO_LOGIN)
-def quiz(request: Request, user: OptionalUser, session: SessionDep,
-         q: Annotated[str, Query(description="A pasted question: study the cards that match it.")] = "",
-         cards: Annotated[str, Query(description="Card slugs separated by commas: study these cards.")] = "",
-         ) -> Response:
-    """The scheduled quiz; with ``q`` or ``cards``, a study session on those cards (``app.search.study``):
-    their items are shown in the page and no answer is sent, so the schedule stays as it was."""
+def quiz(request: Request, user: OptionalUser, session: SessionDep) -> Response:
+    return _quiz_page(request, user, session, "", "")
+
+
+# Not in the API schema: a page, like / (its parameters are the paste box's form fields).
+@router.get("/quiz/study", response_class=HTMLResponse, include_in_schema=False)
+def study(request: Request, user: OptionalUser, session: SessionDep, q: str = "", cards: str = "") -> Response:
+    """The quiz on a study session: the cards that match a pasted question ``q``, or the ``cards`` named
+    (``app.search.study``). Their items are shown in the page and no answer is sent: the schedule stays
+    as it was."""
+    return _quiz_page(request, user, session, q, cards)
+
+
+def _quiz_page(request: Request, user: Any, session: SessionDep, q: str, cards: str) -> Response:
     if user is None:
         return RedirectResponse("/login?next=/quiz", status_code=303)
     assert user.id is not None
     st = settings_for(session, user.id)
-    study, error = study_session(request, session, q, cards)
-    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language, "study": study,
-                                                             "paste_q": q, "study_error": error},
-                                      headers=page_headers(), status_code=422 if error else 200)
+    study_view, error = study_session(request, session, q, cards)  # a question we cannot use: said in the page
+    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language,
+                                                             "study": study_view, "paste_q": q, "study_error": error},
+                                      headers=page_headers())
 
 
 def bar_chart(values: list[float], labels: list[str], *, width: int = 640, height: int = 180,

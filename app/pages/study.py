@@ -9,7 +9,7 @@ from sqlmodel import Session, col, select
 
 from app.models.card import Card
 from app.search.match import MatchQueryError, match
-from app.search.study import StudyError, parse_slugs
+from app.search.study import parse_slugs
 
 PASTE_CARDS = 3  # a pasted question studies its best three cards
 
@@ -23,7 +23,7 @@ def study_session(request: Request, session: Session, q: str, cards: str) -> tup
             slugs = [h.card.slug for h in match(request.app.state.engine, q, limit=PASTE_CARDS).hits]
         else:
             slugs = parse_slugs(cards)
-    except (MatchQueryError, StudyError) as exc:
+    except MatchQueryError as exc:
         return None, str(exc)
     titles = {c.slug: (c.title_zh, c.title_en)
               for c in session.exec(select(Card).where(col(Card.slug).in_(slugs), col(Card.retired).is_(False)))}

@@ -1,4 +1,4 @@
-"""A study session on chosen cards (the quiz's "paste a question"): their items, shown, never scheduled.
+"""A study session on chosen cards (the quiz's "paste a question", /quiz/study): their items, shown, never scheduled.
 
 The quiz walks these items in the page and sends no answer: studying a matched card ahead of time
 leaves its FSRS schedule as it was (like a filtered deck with rescheduling off). Drills are left out
@@ -21,17 +21,9 @@ MAX_STUDY_CARDS = 20
 STUDY_KINDS = ("card", "followup", "pitfall")
 
 
-class StudyError(ValueError):
-    """Cards we cannot study; the message says which and how to fix it."""
-
-
 def parse_slugs(cards: str) -> list[str]:
-    slugs = list(dict.fromkeys(s.strip() for s in cards.split(",") if s.strip()))
-    if not slugs:
-        raise StudyError("cards is empty: give card slugs separated by commas, e.g. cards=zero-sharding,fsdp-zero")
-    if len(slugs) > MAX_STUDY_CARDS:
-        raise StudyError(f"{len(slugs)} cards asked; a study session takes at most {MAX_STUDY_CARDS}")
-    return slugs
+    """The distinct slugs of a comma-separated list, the first :data:`MAX_STUDY_CARDS` of them."""
+    return list(dict.fromkeys(s.strip() for s in cards.split(",") if s.strip()))[:MAX_STUDY_CARDS]
 
 
 def study_items(session: Session, slugs: list[str], lang: str) -> tuple[list[dict[str, Any]], list[str]]:

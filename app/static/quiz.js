@@ -7,7 +7,7 @@
   const KIND = { card: "卡片 card", followup: "追问 follow-up", pitfall: "陷阱 pitfall", drill: "计算 drill" };
   let current = null, shownAt = 0, idemKey = "", revealed = false, busy = false, answered = false;
   let chainQueue = [];
-  // Study session (/quiz?q= or ?cards=): the matched cards' items, walked here; no answer is sent, so
+  // Study session (/quiz/study?q= or ?cards=): the matched cards' items, walked here; no answer is sent, so
   // their schedule is left as it was.
   const studyMode = Boolean($("study")), studyCards = studyMode ? $("study").dataset.cards : "";
   let studyItems = null;

@@ -37,7 +37,7 @@ def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_
     assert page.url == f"{live_server}/quiz"
     page.fill("#paste-q", "How does interleaved 1F1B with virtual stages shrink the pipeline bubble?")
     page.keyboard.press("Enter")
-    page.wait_for_url("**/quiz?q=*")
+    page.wait_for_url("**/quiz/study?q=*")
     expect(page.locator("#study-cards li").first).to_have_attribute("data-slug", "pipeline-parallelism")
     expect(page.locator("#kind")).to_contain_text("card")
     expect(page.locator("#front")).to_contain_text("Pipeline Parallelism")

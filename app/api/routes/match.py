@@ -8,11 +8,12 @@ from fastapi import APIRouter, HTTPException, Query, Request
 
 from app.api.deps import CurrentUser, SessionDep
 from app.api.errors import errors
+from app.api.guards import NO_NUL
 from app.api.schemas.cards import CardSummary, LabelPublic, LangTextPublic
 from app.api.schemas.match import FollowUpMatch, MatchHitPublic, MatchPublic, SnippetPublic
 from app.search.index import LANG_FIELDS, CardRow
 from app.search.match import MAX_LIMIT, MAX_QUERY_CHARS, MatchQueryError, MatchResult, match
-from app.search.study import MAX_STUDY_CARDS, StudyError, parse_slugs, study_items
+from app.search.study import MAX_STUDY_CARDS, parse_slugs, study_items
 from app.srs.review import settings_for
 
 router = APIRouter(prefix="/api/match", tags=["match"])
@@ -41,7 +42,8 @@ def match_public(result: MatchResult) -> MatchPublic:
 def match_cards(
     request: Request,
     q: Annotated[str, Query(description=f"The question, in Chinese, English or both (up to {MAX_QUERY_CHARS} "
-                                        "characters), e.g. `为什么ZeRO-3通信量更大` or `why is zero3 slower`.")],
+                                        "characters), e.g. `为什么ZeRO-3通信量更大` or `why is zero3 slower`.",
+                                json_schema_extra={"maxLength": MAX_QUERY_CHARS, "pattern": NO_NUL})],
     limit: Annotated[int, Query(description=f"How many cards, 1 to {MAX_LIMIT}.",
                                 json_schema_extra={"minimum": 1, "maximum": MAX_LIMIT})] = 5,
     lang: Annotated[str, Query(description="Match the zh text, the en text or both.",
@@ -58,8 +60,8 @@ def match_cards(
 @router.get("/study", responses=errors(401, 422))
 def study(
     user: CurrentUser, session: SessionDep,
-    cards: Annotated[str, Query(description="Card slugs separated by commas (from /api/match), at most "
-                                            f"{MAX_STUDY_CARDS}.")],
+    cards: Annotated[str, Query(description="Card slugs separated by commas (from /api/match); the first "
+                                            f"{MAX_STUDY_CARDS} are studied.", json_schema_extra={"pattern": NO_NUL})],
     lang: Annotated[str | None, Query(description="zh, en or both; default: your quiz language.",
                                       json_schema_extra={"enum": ["zh", "en", "both"]})] = None,
 ) -> dict[str, Any]:
@@ -68,10 +70,7 @@ def study(
     assert user.id is not None
     if lang is not None and lang not in LANG_FIELDS:
         raise HTTPException(422, detail=f"lang '{lang}' is not one of zh, en, both")
-    try:
-        slugs = parse_slugs(cards)
-    except StudyError as exc:
-        raise HTTPException(422, detail=str(exc)) from None
+    slugs = parse_slugs(cards)
     language = lang or settings_for(session, user.id).language
     items, missing = study_items(session, slugs, language)
     return {"items": items, "count": len(items), "cards": slugs, "missing": missing, "language": language}
