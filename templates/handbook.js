@@ -60,7 +60,10 @@
     count.textContent = String(shown);
     empty.hidden = shown !== 0;
   }
-  input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(filter, 80); });
+  input.addEventListener("input", function () {
+    clearTimeout(timer);
+    if (input.value.trim() === "") { filter(); } else { timer = setTimeout(filter, 80); }  /* cleared: at once */
+  });
   input.addEventListener("keydown", function (e) {
     if (e.key === "Escape") { input.value = ""; filter(); }
   });
