@@ -39,6 +39,7 @@ PAGE_ELEMENTS = frozenset({  # what base.html, _quiz_base.html and the page temp
     element("form", method="post", action="/logout", class_="logout"),
     element("form", id="typed-form", class_="typed", hidden=""),
     element("form", method="post", action="/quiz/settings", class_="settings"),
+    element("form", class_="paste", method="get", action="/quiz/study", role="search"),
 })
 
 
@@ -156,6 +157,10 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
         assert r.status_code == 200 and r.url.path == path
         assert_inert(r.text, path, scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")]
                      if path == "/quiz" else [], allowed=PAGE_ELEMENTS)
+    study = c.get("/quiz/study", params={"q": "script onerror javascript"})  # hostile titles in the study list
+    assert study.status_code == 200 and 'id="study-cards"' in study.text
+    assert_inert(study.text, "/quiz/study", scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")],
+                 allowed=PAGE_ELEMENTS)
     c.put("/api/review/settings", json={"new_per_day": 500})
     # what the quiz script puts into the page: every item's faces, and each card's chain
     engine = c.app.state.engine  # type: ignore[attr-defined]
