@@ -22,6 +22,7 @@ from app.core.db import get_engine, init_db
 from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
 from app.core.memory import freeze_long_lived
+from app.search.index import warm as warm_search
 
 
 def startup_sync(engine: Engine, cards_dir: Path) -> None:
@@ -83,6 +84,7 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         if application.state.sync_on_startup:
             startup_sync(application.state.engine, application.state.cards_dir)
         first_start(application.state.engine, settings.BASE_URL)
+    warm_search(application.state.engine)  # the first pasted question does not wait for the index build
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
     try:

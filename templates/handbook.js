@@ -20,17 +20,24 @@
   var cards = Array.prototype.slice.call(document.querySelectorAll("article.card"));
   var tocItems = {};
   document.querySelectorAll(".toc li[data-for]").forEach(function (li) { tocItems[li.getAttribute("data-for")] = li; });
-  var texts = null;
+  var index = JSON.parse(document.getElementById("search-index").textContent);
+  var matcher = proofdeckMatch.make(index);
   var input = document.getElementById("q");
   var count = document.getElementById("count");
   var empty = document.getElementById("empty");
+  var ranked = document.getElementById("ranked");
   var timer = 0;
+  var TOP = 5;
+  /* Ranked as GET /api/match ranks (templates/match.js): cards sharing no term are hidden, the best five
+     are listed first, linked to their card. */
   function filter() {
-    if (texts === null) { texts = cards.map(function (c) { return c.textContent.toLowerCase(); }); }
-    var terms = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var q = input.value.trim();
+    var hits = q ? matcher.rank(q, 0) : null;
+    var matched = {};
+    if (hits) { hits.forEach(function (h) { matched["card-" + h.slug] = true; }); }
     var shown = 0;
-    cards.forEach(function (card, n) {
-      var ok = terms.every(function (t) { return texts[n].indexOf(t) !== -1; });
+    cards.forEach(function (card) {
+      var ok = hits === null || matched[card.id] === true;
       card.hidden = !ok;
       if (tocItems[card.id]) { tocItems[card.id].hidden = !ok; }
       if (ok) { shown++; }
@@ -38,10 +45,25 @@
     document.querySelectorAll("section.module").forEach(function (m) {
       m.hidden = !m.querySelector("article.card:not([hidden])");
     });
+    ranked.textContent = "";
+    (hits || []).slice(0, TOP).forEach(function (h) {
+      var li = document.createElement("li");
+      var source = tocItems["card-" + h.slug] && tocItems["card-" + h.slug].querySelector("a");
+      var a = source ? source.cloneNode(true) : document.createElement("a");
+      if (!source) { a.href = "#card-" + h.slug; a.textContent = h.slug; }
+      li.appendChild(a);
+      li.setAttribute("data-slug", h.slug);
+      li.setAttribute("data-score", h.score.toFixed(3));
+      ranked.appendChild(li);
+    });
+    ranked.hidden = !(hits && hits.length);
     count.textContent = String(shown);
     empty.hidden = shown !== 0;
   }
-  input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(filter, 80); });
+  input.addEventListener("input", function () {
+    clearTimeout(timer);
+    if (input.value.trim() === "") { filter(); } else { timer = setTimeout(filter, 80); }  /* cleared: at once */
+  });
   input.addEventListener("keydown", function (e) {
     if (e.key === "Escape") { input.value = ""; filter(); }
   });

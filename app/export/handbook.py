@@ -3,7 +3,8 @@
 Inline CSS and one inline script (allowed by its hash in a Content-Security-Policy that forbids
 every request: no fonts, no CDN, no images from the network), math as MathML rendered on the
 server by :func:`app.render.markdown.render_markdown` (which also escapes raw HTML in card text),
-a table of contents by module and topic, a zh / en / both toggle, a search box, follow-up answers
+a table of contents by module and topic, a zh / en / both toggle, a search box ranking the cards as
+``GET /api/match`` does (:mod:`app.search.offline`), follow-up answers
 in ``<details>``, verification verdicts and print CSS. No timestamps: same deck, same bytes.
 """
 
@@ -24,6 +25,7 @@ from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
 from app.export.deck import Verdicts
 from app.render.markdown import render_markdown
+from app.search.offline import offline_index_json
 from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
 
 TEMPLATES = PROJECT_ROOT / "templates"
@@ -143,8 +145,9 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
         topic.cards.append(card_view(doc, titles, verdicts))
         if on_card:
             on_card()
-    script = _asset("handbook.js")
+    script = _asset("match.js") + _asset("handbook.js")  # one inline script: the ranking, then the page
     return _environment().get_template("handbook.html").render(
         modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css")),
         script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
+        search_index=Markup(offline_index_json(docs)),
     )

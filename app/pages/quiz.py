@@ -12,6 +12,7 @@ from fastapi.templating import Jinja2Templates
 from app.api.deps import OptionalUser, SessionDep
 from app.api.errors import errors
 from app.core.config import PROJECT_ROOT
+from app.pages.study import study_session
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.review import settings_for
 from app.srs.scheduler import now_utc
@@ -41,11 +42,26 @@ def asset(name: str) -> FileResponse:
 
 @router.get("/quiz", response_class=HTMLResponse, responses=TO_LOGIN)
 def quiz(request: Request, user: OptionalUser, session: SessionDep) -> Response:
+    return _quiz_page(request, user, session, "", "")
+
+
+# Not in the API schema: a page, like / (its parameters are the paste box's form fields).
+@router.get("/quiz/study", response_class=HTMLResponse, include_in_schema=False)
+def study(request: Request, user: OptionalUser, session: SessionDep, q: str = "", cards: str = "") -> Response:
+    """The quiz on a study session: the cards that match a pasted question ``q``, or the ``cards`` named
+    (``app.search.study``). Their items are shown in the page and no answer is sent: the schedule stays
+    as it was."""
+    return _quiz_page(request, user, session, q, cards)
+
+
+def _quiz_page(request: Request, user: Any, session: SessionDep, q: str, cards: str) -> Response:
     if user is None:
         return RedirectResponse("/login?next=/quiz", status_code=303)
     assert user.id is not None
     st = settings_for(session, user.id)
-    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language},
+    study_view, error = study_session(request, session, q, cards)  # a question we cannot use: said in the page
+    return templates.TemplateResponse(request, "quiz.html", {"user": user, "language": st.language,
+                                                             "study": study_view, "paste_q": q, "study_error": error},
                                       headers=page_headers())
 
 

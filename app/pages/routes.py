@@ -24,6 +24,8 @@ from app.cards.catalog import (
 from app.cards.schema import DIFFICULTIES
 from app.models.card import Card
 from app.pages.templating import render_page
+from app.search.match import MAX_LIMIT as MATCH_LIMIT
+from app.search.match import Hit, MatchQueryError, match
 from app.verification.present import verdict_view
 from app.verification.store import latest_verdicts
 
@@ -80,17 +82,24 @@ def index_page(
     topic: Annotated[str, Query()] = "", difficulty: Annotated[str, Query()] = "",
     tag: Annotated[str, Query()] = "",
 ) -> Response:
-    """Every live card grouped by module and topic; ``?q=`` and the filters narrow it."""
+    """Every live card grouped by module and topic; the filters narrow it, and ``?q=`` ranks the cards
+    that match a question (``app.search``: ranked, with a highlighted snippet) within the filters."""
     f = CardFilter(module=module or None, topic=topic or None, difficulty=difficulty or None,
-                   tag=tag or None, q=q or None)
+                   tag=tag or None)
     error = ""
+    hits: list[Hit] = []
     try:
         cards, count = find_cards(session, f, limit=None)
-    except InvalidFilterError as exc:
+        if q:
+            allowed = {c.slug for c in cards}
+            hits = [h for h in match(request.app.state.engine, q, limit=MATCH_LIMIT).hits if h.card.slug in allowed]
+            count = len(hits)
+    except (InvalidFilterError, MatchQueryError) as exc:
         cards, count, error = [], 0, str(exc)
     total = len(session.exec(select(Card.id).where(col(Card.retired).is_(False))).all())
     context = {
-        "groups": group_cards([summary(c) for c in cards]), "count": count, "total": total, "error": error,
+        "groups": [] if q else group_cards([summary(c) for c in cards]), "count": count, "total": total,
+        "error": error, "hits": hits,
         "query": {"q": q, "module": module, "topic": topic, "difficulty": difficulty, "tag": tag},
         "choices": _choices(session), "filtered": any((q, module, topic, difficulty, tag)),
     }

@@ -7,6 +7,10 @@
   const KIND = { card: "卡片 card", followup: "追问 follow-up", pitfall: "陷阱 pitfall", drill: "计算 drill" };
   let current = null, shownAt = 0, idemKey = "", revealed = false, busy = false, answered = false;
   let chainQueue = [];
+  // Study session (/quiz/study?q= or ?cards=): the matched cards' items, walked here; no answer is sent, so
+  // their schedule is left as it was.
+  const studyMode = Boolean($("study")), studyCards = studyMode ? $("study").dataset.cards : "";
+  let studyItems = null;
 
   function newKey() {
     if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -53,7 +57,7 @@
     const c = item.card; $("card-title").textContent = [c.title_zh, c.title_en].filter(Boolean).join(" · ");
     face($("front"), item.front); face($("back"), item.back);
     $("back").hidden = true; $("grades").hidden = true; $("verdict").hidden = true; $("continue-row").hidden = true;
-    $("typed-form").hidden = !item.typed; $("reveal-row").hidden = item.typed;
+    $("typed-form").hidden = !item.typed; $("reveal-row").hidden = item.typed; $("study-row").hidden = true;
     status("");
     if (item.typed) {
       const i = $("typed-answer"); i.value = ""; i.disabled = false; i.focus();
@@ -62,9 +66,23 @@
     else $("reveal").focus();
   }
 
+  async function loadStudy() {
+    if (studyItems === null && !studyCards) studyItems = [];
+    if (studyItems === null) {
+      const r = await send("GET", "/api/match/study?cards=" + encodeURIComponent(studyCards));
+      if (!r.ok) { status(typeof r.data.detail === "string" ? r.data.detail : "error " + r.status); return; }
+      studyItems = r.data.items;
+    }
+    setDue(studyItems.length);
+    if (studyItems.length) { show(studyItems.shift()); return; }
+    current = null; $("quiz").hidden = true; $("done").hidden = false;
+    $("next-due").textContent = "学习完成，复习计划未改变 Study session done; your schedule is unchanged.";
+  }
+
   let loading = false;
   async function load() {
     if (loading) return;
+    if (studyMode) { await loadStudy(); return; }
     if (chainQueue.length) { show(chainQueue.shift()); return; }
     loading = true;
     let r;
@@ -80,7 +98,9 @@
 
   function reveal() {
     if (!current || current.typed || revealed) return;
-    revealed = true; $("back").hidden = false; $("reveal-row").hidden = true; $("grades").hidden = false;
+    revealed = true; $("back").hidden = false; $("reveal-row").hidden = true;
+    if (current.study) { answered = true; $("study-row").hidden = false; $("study-next").focus(); return; }
+    $("grades").hidden = false;
     $("grades").querySelector("[data-rating='3']").focus();
   }
 
@@ -141,7 +161,7 @@
     if (ev.key === " ") {
       if (!current) return;
       ev.preventDefault();
-      if (answered && current.typed) { load(); return; }
+      if (answered && (current.typed || current.study)) { load(); return; }
       reveal();
     } else if (["1", "2", "3", "4"].includes(ev.key) && revealed && !answered) {
       ev.preventDefault(); answer({ rating: Number(ev.key) });
@@ -149,6 +169,7 @@
   });
   $("reveal").addEventListener("click", reveal);
   $("continue").addEventListener("click", () => load());
+  $("study-next").addEventListener("click", () => load());
   for (const b of document.querySelectorAll("#grades button")) {
     b.addEventListener("click", () => answer({ rating: Number(b.dataset.rating) }));
   }
@@ -163,7 +184,7 @@
       document.body.dataset.lang = r.value;
       await send("PUT", "/api/review/settings", { language: r.value });
       if (current && !answered && current.lang && current.lang !== r.value && r.value !== "both") await load();
-      else { const n = await send("GET", "/api/review/next"); if (n.ok) setDue(n.data.due_left); }
+      else if (!studyMode) { const n = await send("GET", "/api/review/next"); if (n.ok) setDue(n.data.due_left); }
     });
   }
   load();

@@ -60,7 +60,7 @@ def handbook(deck: list[CardDoc], verdicts: dict[str, list[dict[str, object]]],
 def test_handbook_is_one_inert_file(handbook: Path, deck: list[CardDoc]) -> None:
     html = handbook.read_text(encoding="utf-8")
     found = live_markup(html)
-    assert found.scripts == 1 and found.problems == []
+    assert found.scripts == 2 and found.problems == []  # the hashed script and its search index (JSON data)
     assert found.sources == []  # nothing to fetch: no src= at all, no <img>, <link>, <iframe> (problems)
     assert "@import" not in html and "url(" not in html and "@font-face" not in html
     assert html.count('<article class="card"') == len(deck)

@@ -40,12 +40,12 @@ def test_index_search_is_a_get_form_with_filters(client: TestClient) -> None:
     assert '<option value="M3">M3 · 深度学习基础 · Deep Learning Foundations</option>' in form.group(0)
 
 
-def test_index_search_finds_chinese_substrings(client: TestClient) -> None:
+def test_index_search_ranks_chinese_questions(client: TestClient) -> None:
     r = client.get("/", params={"q": "优化器状态"})
-    assert [c.slug for m in r.context["groups"] for t in m.topics for c in t.cards] == [  # type: ignore[attr-defined]
-        "zero-optimizer"]
+    hits = r.context["hits"]  # type: ignore[attr-defined]
+    assert hits[0].card.slug == "zero-optimizer"  # ranked by app.search (tests/search has the details)
     assert 'value="优化器状态"' in r.text
-    assert "4 张中匹配 1 张" in r.text and "1 of 4 cards match" in r.text
+    assert f"4 张中匹配 {len(hits)} 张" in r.text and f"{len(hits)} of 4 cards match" in r.text
 
 
 def test_index_filters_and_no_match(client: TestClient) -> None:

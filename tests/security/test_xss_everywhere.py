@@ -40,6 +40,7 @@ PAGE_ELEMENTS = frozenset({  # what base.html, _quiz_base.html and the page temp
     element("form", method="post", action="/logout/everywhere", class_="logout"),
     element("form", id="typed-form", class_="typed", hidden=""),
     element("form", method="post", action="/quiz/settings", class_="settings"),
+    element("form", class_="paste", method="get", action="/quiz/study", role="search"),
 })
 
 
@@ -160,6 +161,10 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
         assert r.status_code == 200 and r.url.path == path
         assert_inert(r.text, path, scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")]
                      if path == "/quiz" else [], allowed=PAGE_ELEMENTS)
+    study = c.get("/quiz/study", params={"q": "script onerror javascript"})  # hostile titles in the study list
+    assert study.status_code == 200 and 'id="study-cards"' in study.text
+    assert_inert(study.text, "/quiz/study", scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")],
+                 allowed=PAGE_ELEMENTS)
     c.put("/api/review/settings", json={"new_per_day": 500}, headers=SAME_SITE)  # as quiz.js, from our page
     # what the quiz script puts into the page: every item's faces, and each card's chain
     engine = c.app.state.engine  # type: ignore[attr-defined]
@@ -254,16 +259,21 @@ def test_obsidian_notes_and_zip(site: Site) -> None:
 
 
 def handbook_script(text: str) -> list[tuple[dict[str, str], str]]:
-    """The handbook's one script, the one whose hash its CSP names."""
+    """The handbook's one script, the one whose hash its CSP names, after its search index: a JSON data
+    block (never run) with no ``<`` that could close it."""
     import base64
     import hashlib
+    import json
 
     from app.core.config import PROJECT_ROOT
 
-    script = (PROJECT_ROOT / "templates" / "handbook.js").read_text(encoding="utf-8")
+    script = "".join((PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
+                     for name in ("match.js", "handbook.js"))
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     assert f"'sha256-{digest}'" in text
-    return [({}, script)]
+    data = re.search(r'<script type="application/json" id="search-index">([^<]*)</script>', text)
+    assert data and json.loads(data.group(1))["slugs"]
+    return [({"type": "application/json", "id": "search-index"}, data.group(1)), ({}, script)]
 
 
 HANDBOOK_ELEMENTS = frozenset({element("meta", charset="utf-8"),

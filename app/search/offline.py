@@ -1,0 +1,50 @@
+"""The compact index the offline handbook ships: ``templates/match.js`` ranks with it, no network.
+
+Built from the card files with :func:`app.search.index.index_cards` (the same tokens, glossary, field
+weights and bm25s weights as the server), so the handbook ranks as ``GET /api/match?lang=both`` does.
+Shipped as JSON in a ``<script type="application/json">`` block (data, never executed), with ``<``
+escaped so card text cannot close the block.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from app.cards.schema import CardDoc
+from app.search.glossary import pattern, term_groups
+from app.search.index import Bm25, CardRow, CardText, index_cards
+from app.search.match import UNIT_WEIGHT
+from app.search.text import stopwords
+
+DIGITS = 4  # BM25 weights are rounded to this many decimals (ranks as the server on the evaluation set)
+
+
+def card_text(doc: CardDoc) -> CardText:
+    row = CardRow(0, doc.slug, doc.title.zh, doc.title.en, doc.module.code, doc.module.zh, doc.module.en,
+                  doc.topic.code, doc.topic.zh, doc.topic.en, doc.difficulty, tuple(doc.tags))
+    return CardText(row, tuple((key, t.zh, t.en) for key, t in doc.sections.items()),
+                    tuple((f.id, f.question.zh, f.question.en, f.answer.zh, f.answer.en) for f in doc.follow_ups))
+
+
+def _flat(bm25: Bm25) -> dict[str, list[float]]:
+    return {tok: [x for d, w in posts for x in (d, round(w, DIGITS))] for tok, posts in sorted(bm25.postings().items())}
+
+
+def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
+    """The index of ``docs`` (ranked in slug order on ties, as the server does)."""
+    index = index_cards([card_text(d) for d in sorted(docs, key=lambda d: d.slug)], 0, "both")
+    en_stop, zh_stop, zh_alone = stopwords()
+    return {
+        "v": 1, "en_stop": sorted(en_stop), "zh_stop": list(zh_stop), "zh_alone": sorted(zh_alone),
+        "glossary_pattern": pattern(), "glossary_terms": term_groups(), "unit_weight": UNIT_WEIGHT,
+        "slugs": [c.slug for c in index.cards], "unit_card": [int(c) for c in index.unit_card],
+        "cards": _flat(index.card_bm25), "units": _flat(index.unit_bm25),
+    }
+
+
+def offline_index_json(docs: Sequence[CardDoc]) -> str:
+    """JSON safe inside ``<script type="application/json">`` (no ``<``, ``>`` or ``&`` left as such)."""
+    text = json.dumps(offline_index(docs), ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -1,0 +1,85 @@
+"""In headless Chromium: the ranked search on / and the quiz's "paste a question" study session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+from app.auth.users import create_user
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_url: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    from app.core.db import make_engine
+
+    page.goto(f"{live_server}/")
+    page.fill("#q", "为什么ZeRO-3通信量更大")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/?q=*")
+    first = page.locator("ol.matches > li.match").first
+    expect(first.locator("a.card-link")).to_have_attribute("href", "/cards/zero-sharding")
+    assert page.locator("ol.matches > li.match").count() >= 3
+    marks = first.locator(".snippet mark")
+    assert marks.count() >= 1 and any(t in marks.first.inner_text() for t in ("ZeRO", "通信"))
+
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as s, s.begin():
+            _user, token = create_user(s, "paula")
+    finally:
+        engine.dispose()
+    page.goto(f"{live_server}/login?token={token}")
+    assert page.url == f"{live_server}/quiz"
+    page.fill("#paste-q", "How does interleaved 1F1B with virtual stages shrink the pipeline bubble?")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/quiz/study?q=*")
+    expect(page.locator("#study-cards li").first).to_have_attribute("data-slug", "pipeline-parallelism")
+    expect(page.locator("#kind")).to_contain_text("card")
+    expect(page.locator("#front")).to_contain_text("Pipeline Parallelism")
+    total = int(page.locator("#due-left").inner_text())
+    assert total > 3
+    page.keyboard.press("Space")
+    expect(page.locator("#back")).to_be_visible()
+    assert page.locator("#grades").is_hidden() and page.locator("#study-next").is_visible()
+    page.keyboard.press("Space")  # next item of the session, nothing graded
+    expect(page.locator("#due-left")).to_have_text(str(total - 1))
+    expect(page.locator("#kind")).to_contain_text("follow-up")
+    page.locator("#reveal").click()
+    page.locator("#study-next").click()
+    expect(page.locator("#due-left")).to_have_text(str(total - 2))
+    log = page.request.get(f"{live_server}/api/review/log").json()
+    assert log["count"] == 0  # studying left the schedule alone
+
+
+@pytest.mark.browser
+def test_the_offline_handbook_ranks_in_the_browser(tmp_path: Any, page: Any) -> None:
+    from pathlib import Path
+
+    from playwright.sync_api import expect
+
+    from app.cards.sync import load_deck
+    from app.export.handbook import render_handbook
+
+    root = Path(__file__).resolve().parents[2]
+    docs = [s.doc for s in load_deck(root / "cards")]
+    out = Path(tmp_path) / "handbook.html"
+    out.write_text(render_handbook(docs), encoding="utf-8")
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(out.as_uri())
+    page.fill("#q", "为什么ZeRO-3通信量更大")
+    ranked = page.locator("#ranked li")
+    expect(ranked.first).to_have_attribute("data-slug", "zero-sharding")
+    assert ranked.count() == 5
+    page.fill("#q", "bubble")  # the issue's example: the server finds one card, and so does the handbook
+    expect(page.locator("#count")).to_have_text("1")
+    expect(ranked.first).to_have_attribute("data-slug", "pipeline-parallelism")
+    page.fill("#q", "的？")
+    expect(page.locator("#count")).to_have_text("0")
+    assert errors == []
