@@ -118,6 +118,10 @@ class World:
             kwargs["json"] = {"new_per_day": 25}
         elif (row.method, row.path) in (("POST", "/api/export/obsidian.zip"), ("POST", "/api/review/import/obsidian")):
             kwargs["json"] = {"notes": {}}
+        elif (row.method, row.path) == ("GET", "/api/match"):
+            kwargs["params"] = {"q": "why does zero3 send more than ddp"}
+        elif (row.method, row.path) in (("GET", "/api/match/study"), ("GET", "/quiz/study")):
+            kwargs["params"] = {"cards": "zero-sharding"}
         elif (row.method, row.path) == ("POST", "/api/users"):
             kwargs["json"] = {"username": f"made-by-{role}"}
         elif (row.method, row.path) == ("POST", "/login"):

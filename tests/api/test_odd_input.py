@@ -62,3 +62,16 @@ def test_username_with_a_trailing_newline_is_refused(client: TestClient) -> None
     r = client.post("/api/users", json={"username": "alice\n"}, headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 422
     assert r.json()["detail"].startswith("username 'alice\\n' is invalid")
+
+
+@pytest.mark.parametrize("url", ["/api/review/log?offset=8y&offset=0.0", "/api/cards?limit=5&q=zero&limit=500",
+                                 "/?q=a&q=b"])
+def test_a_query_parameter_given_twice_is_422(client: TestClient, learner: dict[str, str], url: str) -> None:
+    """FastAPI keeps the last of repeated values: ``offset=8y&offset=0.0`` answered 200 (schemathesis)."""
+    r = client.get(url, headers=learner)
+    assert r.status_code == 422
+    assert "given more than once" in r.json()["detail"]
+
+
+def test_distinct_query_parameters_still_work(client: TestClient, learner: dict[str, str]) -> None:
+    assert client.get("/api/review/log?offset=0&limit=5", headers=learner).status_code == 200

@@ -41,7 +41,7 @@ def verdicts(docs: list[CardDoc]) -> dict[str, list[dict[str, object]]]:
 
 def test_handbook(docs: list[CardDoc]) -> None:
     found = live_markup(render_handbook(docs, verdicts(docs)))
-    assert found.scripts == 1 and found.problems == []
+    assert (found.scripts, found.data_blocks) == (1, 1) and found.problems == []
 
 
 def test_anki_package(docs: list[CardDoc], tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_anki_package(docs: list[CardDoc], tmp_path: Path) -> None:
     for flds, tags in rows:
         for value in flds.split("\x1f"):
             found = live_markup(value)
-            assert found.scripts == 0 and found.problems == [], value
+            assert found.scripts == found.data_blocks == 0 and found.problems == [], value
         assert "<" not in tags and ">" not in tags
 
 
