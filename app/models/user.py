@@ -13,6 +13,7 @@ from pydantic import Field as PydanticField
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
+from app.core.jsontypes import JsonInt
 from app.models.card import utcnow
 
 LANGUAGES = ("zh", "en", "both")
@@ -94,5 +95,5 @@ class SettingsUpdate(BaseModel):
     model_config = ConfigDict(strict=True)
 
     desired_retention: float | None = PydanticField(default=None, json_schema_extra={"minimum": 0.7, "maximum": 0.99})
-    new_per_day: int | None = PydanticField(default=None, json_schema_extra={"minimum": 0, "maximum": 500})
+    new_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra={"minimum": 0, "maximum": 500})
     language: str | None = PydanticField(default=None, json_schema_extra={"enum": [*LANGUAGES, None]})

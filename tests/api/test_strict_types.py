@@ -52,3 +52,14 @@ def test_review_refuses_lenient_types(client: TestClient, tokens: dict[str, Any]
     r = client.post("/api/review", json=body, headers=tokens["learner"])
     assert r.status_code == 422, r.text
     assert client.get("/api/review/log", headers=tokens["learner"]).json()["count"] == 0
+
+
+def test_integral_floats_are_integers_as_in_json_schema(client: TestClient, tokens: dict[str, Any]) -> None:
+    """JSON Schema calls 244.0 an integer (schemathesis sent it as valid data): strict, but JSON's rules."""
+    r = client.put("/api/review/settings", json={"new_per_day": 244.0}, headers=tokens["learner"])
+    assert r.status_code == 200, r.text
+    assert r.json()["new_per_day"] == 244
+    item = client.get("/api/review/next", headers=tokens["learner"]).json()["item"]["id"]
+    r = client.post("/api/review", json={"item_id": float(item), "rating": 3, "duration_ms": 1200.0},
+                    headers=tokens["learner"])
+    assert r.status_code == 200, r.text

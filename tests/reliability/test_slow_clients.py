@@ -7,11 +7,13 @@ open for ever (uvicorn only times out idle keep-alive connections between reques
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,6 +76,13 @@ async def _attack(port: int) -> tuple[dict[str, list[float | None]], list[int]]:
     return {k: list(await asyncio.gather(*ts)) for k, ts in tasks.items()}, health
 
 
+
+def run_in_own_loop(coro: Any) -> Any:
+    """``asyncio.run`` in a thread of its own: the session's Playwright browser keeps an event loop
+    running in the test thread once a browser test has run, and asyncio.run refuses to nest."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
 def test_slow_clients_are_cut_off_and_healthz_keeps_answering(database_url: str, cards_dir: Path,
                                                               tmp_path: Path) -> None:
     port = free_port()
@@ -85,7 +94,7 @@ def test_slow_clients_are_cut_off_and_healthz_keeps_answering(database_url: str,
                             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_healthy(proc, f"http://127.0.0.1:{port}", timeout=60)
-        closed, health = asyncio.run(_attack(port))
+        closed, health = run_in_own_loop(_attack(port))
         assert health == [200] * 5
         for kind, seconds in closed.items():
             still_open = sum(s is None for s in seconds)
@@ -93,7 +102,7 @@ def test_slow_clients_are_cut_off_and_healthz_keeps_answering(database_url: str,
             deadline = BODY_TIMEOUT if kind == "body" else HEADER_TIMEOUT
             # closed by the deadline, not at once (a server that refuses every connection would pass otherwise)
             assert min(s for s in seconds if s is not None) >= deadline * 0.8, (kind, seconds)
-        assert asyncio.run(_healthz(port)) == 200
+        assert run_in_own_loop(_healthz(port)) == 200
     finally:
         stop(proc)
         log.close()

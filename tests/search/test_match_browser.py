@@ -19,7 +19,7 @@ def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_
 
     page.goto(f"{live_server}/")
     page.fill("#q", "为什么ZeRO-3通信量更大")
-    page.keyboard.press("Enter")
+    page.press("#q", "Enter")
     page.wait_for_url("**/?q=*")
     first = page.locator("ol.matches > li.match").first
     expect(first.locator("a.card-link")).to_have_attribute("href", "/cards/zero-sharding")
@@ -36,7 +36,7 @@ def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_
     page.goto(f"{live_server}/login?token={token}")
     assert page.url == f"{live_server}/quiz"
     page.fill("#paste-q", "How does interleaved 1F1B with virtual stages shrink the pipeline bubble?")
-    page.keyboard.press("Enter")
+    page.press("#paste-q", "Enter")  # focus first: quiz.js may move the focus to the item once it loads
     page.wait_for_url("**/quiz/study?q=*")
     expect(page.locator("#study-cards li").first).to_have_attribute("data-slug", "pipeline-parallelism")
     expect(page.locator("#kind")).to_contain_text("card")

@@ -48,6 +48,8 @@ class Site:
             ("PUT", "/api/review/settings"): {"json": {"new_per_day": 7}},
             ("POST", "/api/users"): {"json": {"username": f"made{self.victims}"}},
             ("POST", "/api/admin/verification"): {"json": {"world_sizes": "2", "with_torch": False}},
+            ("POST", "/api/export/obsidian.zip"): {"json": {"notes": {}}},
+            ("POST", "/api/review/import/obsidian"): {"json": {"notes": {}}},
             ("POST", "/login"): {"data": {"username": "boss", "password": PASSWORD}},
             ("POST", "/quiz/settings"): {"data": {"desired_retention": "0.85", "new_per_day": "9",
                                                   "language": "zh"}},

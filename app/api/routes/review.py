@@ -14,6 +14,7 @@ from app.api.errors import MAX_ID, IdPath, Offset, errors
 from app.api.fastjson import FastJSON
 from app.api.guards import NO_NUL
 from app.auth.csrf import is_json
+from app.core.jsontypes import JsonInt
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
 from app.srs import review as srs
@@ -35,11 +36,11 @@ class ReviewIn(BaseModel):
 
     model_config = ConfigDict(strict=True)
 
-    item_id: int = Field(ge=1, le=MAX_ID)
+    item_id: JsonInt = Field(ge=1, le=MAX_ID)
     rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
     typed_answer: str | None = Field(default=None, max_length=100, pattern=NO_NUL)
-    showing_id: int | None = Field(default=None, ge=1, le=MAX_ID)
-    duration_ms: int | None = None
+    showing_id: JsonInt | None = Field(default=None, ge=1, le=MAX_ID)
+    duration_ms: JsonInt | None = None
     idempotency_key: str | None = Field(default=None, max_length=128, pattern=NO_NUL)
 
 

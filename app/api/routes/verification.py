@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from app.api.deps import AdminUser, SessionDep
 from app.api.errors import IdPath, errors
+from app.core.jsontypes import JsonInt
 from app.models.card import Card, utcnow
 from app.models.verification import ClaimVerdict, VerificationRun
 from app.verification.runner import run_verify
@@ -96,7 +97,7 @@ class VerifyRequest(BaseModel):
     model_config = ConfigDict(strict=True)
 
     world_sizes: str = Field("2,4", pattern=r"^[1-9][0-9]?(,[1-9][0-9]?){0,3}$", description="e.g. 2,4")
-    params: int = Field(1_000_000, ge=10_000, le=20_000_000, description="model parameters")
+    params: JsonInt = Field(1_000_000, ge=10_000, le=20_000_000, description="model parameters")
     with_torch: bool = Field(True, description="also run PyTorch's DDP / ZeroRedundancyOptimizer / FSDP2")
 
 
