@@ -23,6 +23,21 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED_RAW = ROOT / "tests" / "cards" / "data" / "000_df0768db638cc9c5.txt"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _cheap_password_hashing() -> Iterator[None]:
+    """argon2id at t=1, m=1 MiB, p=1 in the test process: ~1 ms a hash instead of 0.3 s (1.1 s on a busy
+    machine) with the production parameters, which dominated schemathesis and the login tests. Servers the
+    tests start as processes keep the production parameters; tests/auth/test_password_cost.py pins them."""
+    from argon2 import PasswordHasher
+
+    from app.auth import security
+
+    production = security._hasher
+    security._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    yield
+    security._hasher = production
+
+
 @pytest.fixture
 def database_url(tmp_path: Path) -> Iterator[str]:
     with fresh_database_url(tmp_path) as url:
