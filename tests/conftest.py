@@ -85,8 +85,11 @@ def live_server(database_url: str, cards_dir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # expect(...) polls its condition; its default 5 s bound failed on a busy machine (a 200-card handbook
+    # took longer to re-filter at load 10). A bound, not a wait: a passing check returns at once.
+    expect.set_options(timeout=30_000)
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does it)")
     with sync_playwright() as p:
