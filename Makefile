@@ -39,10 +39,12 @@ typecheck: setup
 pytest: setup
 	OMP_NUM_THREADS=1 $(PY) -m pytest $(PYTEST_ARGS)
 
-# The whole suite twice: on SQLite files, then on a private PostgreSQL cluster started and stopped here.
+# The suite twice: every test on SQLite files, then every test that uses a database again on a private
+# PostgreSQL cluster started and stopped here. --db-dependent-only leaves out the db_independent tests and
+# tests/verify/ (they ran in the first pass; tests/utils/split.py says which and prints the counts).
 test: setup system-deps lint typecheck
 	OMP_NUM_THREADS=1 $(PY) -m pytest $(PYTEST_ARGS)
-	OMP_NUM_THREADS=1 scripts/with-postgres.sh $(PY) -m pytest $(PYTEST_ARGS)
+	OMP_NUM_THREADS=1 scripts/with-postgres.sh $(PY) -m pytest --db-dependent-only $(PYTEST_ARGS)
 
 bench: setup
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

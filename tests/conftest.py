@@ -15,9 +15,27 @@ from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.utils.db import fresh_database_url
 from tests.utils.server import uvicorn_server
 
+# tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only)
+pytest_plugins = ["tests.utils.split", "pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 # a copy of the bank export ../shared/seed/000_df0768db638cc9c5.txt, so the suite needs nothing outside the repo
 SEED_RAW = ROOT / "tests" / "cards" / "data" / "000_df0768db638cc9c5.txt"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cheap_password_hashing() -> Iterator[None]:
+    """argon2id at t=1, m=1 MiB, p=1 in the test process: ~1 ms a hash instead of 0.3 s (1.1 s on a busy
+    machine) with the production parameters, which dominated schemathesis and the login tests. Servers the
+    tests start as processes keep the production parameters; tests/auth/test_password_cost.py pins them."""
+    from argon2 import PasswordHasher
+
+    from app.auth import security
+
+    production = security._hasher
+    security._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    yield
+    security._hasher = production
 
 
 @pytest.fixture
@@ -67,8 +85,11 @@ def live_server(database_url: str, cards_dir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # expect(...) polls its condition; its default 5 s bound failed on a busy machine (a 200-card handbook
+    # took longer to re-filter at load 10). A bound, not a wait: a passing check returns at once.
+    expect.set_options(timeout=30_000)
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does it)")
     with sync_playwright() as p:

@@ -84,13 +84,11 @@ def test_under_steady_writes_the_log_still_starts_over(database_url: str, cards_
     written, largest = 0, 0
     with TestClient(app):
         run_write(engine, lambda s: s.connection().exec_driver_sql("CREATE TABLE filler (x BLOB)"))
-        stop = time.monotonic() + 30  # 20 MB of commits: ~3 s on a quiet machine, longer on a loaded one
-        while written <= 20_000_000 and time.monotonic() < stop:
+        while written < 24_000_000:  # 1,200 commits, 20x the restart limit: a count, not a time (busy CI)
             run_write(engine, lambda s: s.connection().exec_driver_sql(
                 "INSERT INTO filler VALUES (randomblob(20000))"))
             written += 20_000
             largest = max(largest, os.path.getsize(wal))
             time.sleep(0.0005)  # the event loop serving other requests between two batches
-    assert written > 20_000_000, "too few commits to tell"
     assert largest < 8_000_000, f"the log grew to {largest} bytes for {written} written"
     engine.dispose()

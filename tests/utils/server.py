@@ -37,7 +37,8 @@ def spawn_uvicorn(database_url: str, cards_dir: Path, port: int, *, env: dict[st
                             stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def wait_healthy(proc: subprocess.Popen[bytes], base: str, timeout: float = 30.0) -> None:
+def wait_healthy(proc: subprocess.Popen[bytes], base: str, timeout: float = 120.0) -> None:
+    """Wait for /healthz; ``timeout`` only bounds a hung start (imports take seconds on a busy machine)."""
     deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
@@ -70,7 +71,7 @@ def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
 
 @contextmanager
 def uvicorn_server(database_url: str, cards_dir: Path, *, env: dict[str, str] | None = None,
-                   workers: int = 1, timeout: float = 30.0, output: IO[bytes] | None = None,
+                   workers: int = 1, timeout: float = 120.0, output: IO[bytes] | None = None,
                    log_level: str = "warning", log_file: Path | None = None) -> Iterator[str]:
     """Start ``uvicorn app.main:app`` on a free loopback port; yield its base URL; always stop it.
 

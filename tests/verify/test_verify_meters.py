@@ -63,12 +63,15 @@ def test_zero3_peak_within_transient_bound(ref_runs: list[dict[str, Any]], n: in
 @pytest.mark.parametrize("stage", ledger.STAGES)
 def test_gloo_wire_bytes_match_backend_model(ref_runs: list[dict[str, Any]], stage: str, n: int) -> None:
     # Gloo's reduce-scatter is a full all-reduce on the wire; its small-message algorithms, the barrier
-    # and protocol framing add a few percent on top of the ring model.
+    # and protocol framing come on top of the ring model: measured +0.1 % (DDP, N = 2) to +2.0 % (N = 4),
+    # the same to the byte in every run (the meter leaves out TCP retransmits, which a busy machine adds:
+    # up to +4 % before). So: never below the model, at most 3 % above it.
     run = _ref(ref_runs, stage, n)
     sent = run["measured"]["wire_bytes_sent"]
     if sent is None:
         pytest.skip("ss is not installed")
-    assert sent == pytest.approx(run["predicted"]["gloo_wire_bytes"], rel=0.05)
+    model = run["predicted"]["gloo_wire_bytes"]
+    assert model <= sent <= 1.03 * model
 
 
 @pytest.mark.slow
@@ -108,8 +111,10 @@ def test_parse_ss_sums_sockets_of_one_pid() -> None:
         'ESTAB 0 0 127.0.0.1:3 127.0.0.1:4 users:(("python",pid=43,fd=6))\n'
         "\t cubic bytes_sent:7 bytes_acked:7\n"
         'ESTAB 0 0 127.0.0.1:5 127.0.0.1:6 users:(("python",pid=42,fd=7)) bytes_sent:24\n'
+        'ESTAB 0 0 127.0.0.1:7 127.0.0.1:8 users:(("python",pid=42,fd=8))\n'
+        "\t cubic bytes_sent:65600 bytes_retrans:65536 bytes_acked:64\n"  # a retransmitted tail counts once
     )
-    assert wire.parse_ss(text, 42) == 1024
+    assert wire.parse_ss(text, 42) == 1088
     assert wire.parse_ss(text, 43) == 7
     assert wire.parse_ss(text, 44) == 0
 
