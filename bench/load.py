@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.srs.queue import CHECK_SECONDS  # noqa: E402
+from app.review.queue import CHECK_SECONDS  # noqa: E402
 from tests.utils.load import build_deck, counts_through_workers, reviewers, run_load, stored_keys  # noqa: E402
 from tests.utils.server import free_port, spawn_uvicorn, stop, wait_healthy  # noqa: E402
 

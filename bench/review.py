@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.srs.queue import CHECK_SECONDS  # noqa: E402
+from app.review.queue import CHECK_SECONDS  # noqa: E402
 from tests.utils.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
 
 N_CARDS = 1000
@@ -135,13 +135,13 @@ def server_cpu(pid: int) -> float:
 def reset_due(url: str, due: list[int]) -> None:
     """Make the bench's overdue items overdue again (between rounds, while the server is idle).
 
-    A direct write: it bumps the user's revision (``app.srs.clock``) so the server rebuilds its queue.
+    A direct write: it bumps the user's revision (``app.review.clock``) so the server rebuilds its queue.
     """
     from sqlalchemy import select, update
 
     from app.core.db import make_engine
     from app.models import ItemState
-    from app.srs import clock
+    from app.review import clock
 
     engine = make_engine(url)
     past = datetime.now(UTC) - timedelta(hours=1)

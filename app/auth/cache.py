@@ -28,8 +28,8 @@ from app.auth import sessions
 from app.auth.security import hash_token, token_matches
 from app.auth.users import _login_statement
 from app.models.user import ApiToken, User, UserSettings
+from app.review.writes import run_write
 from app.srs.prefs import Prefs
-from app.srs.writes import run_write
 
 TTL = 2.0
 MAX_ENTRIES = 10_000

@@ -34,7 +34,7 @@ from sqlmodel import Session, col, delete, select
 from app.auth.security import hash_token
 from app.models.card import utcnow
 from app.models.user import LoginFailure
-from app.srs.writes import run_write
+from app.review.writes import run_write
 
 PASSWORD, LINK = "password", "link"
 

@@ -21,8 +21,8 @@ from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.render.math import math_problems
+from app.review.queue import deck_changed
 from app.srs.items import refresh_items_bulk, retire_card_items
-from app.srs.queue import deck_changed
 
 CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)
 

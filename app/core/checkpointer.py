@@ -2,7 +2,7 @@
 
 By default SQLite checkpoints whichever commit makes the write-ahead log pass 1,000 pages: that commit
 then copies the log into the database file and syncs it to disk, a stall of several milliseconds. Group
-commit (``app.srs.committer``) commits on the event loop, so such a stall would hold every request in
+commit (``app.review.committer``) commits on the event loop, so such a stall would hold every request in
 flight. While the server runs, its connections turn automatic checkpoints off and this thread runs a
 PASSIVE checkpoint every :data:`INTERVAL` seconds: it never blocks writers or readers, and its disk
 writes and sync happen with the GIL released. When the log has grown past :data:`RESTART_PAGES` (steady

@@ -23,7 +23,7 @@ BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another process's
 # Durability (README "Durability"): by default (PROOFDECK_SQLITE_SYNCHRONOUS=FULL) every commit syncs the
 # write-ahead log before it returns, so an acknowledged answer survives a power loss, not only a crash of
 # the process (NORMAL would lose the commits since the last checkpoint). Group commit
-# (app/srs/committer.py) pays one sync per batch.
+# (app/review/committer.py) pays one sync per batch.
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

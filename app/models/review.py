@@ -99,7 +99,7 @@ class ReviewLog(SQLModel, table=True):
 
 class ChangeClock(SQLModel, table=True):
     """A revision counter per scope: ``deck`` (bumped by every sync) and ``user:<id>`` (bumped by every
-    transaction that changes that user's review state). In-memory review queues (``app.srs.queue``)
+    transaction that changes that user's review state). In-memory review queues (``app.review.queue``)
     compare them to notice writes made by other processes.
     """
 

@@ -13,8 +13,8 @@ from app.api.deps import OptionalUser, SessionDep
 from app.api.errors import errors
 from app.core.config import PROJECT_ROOT
 from app.pages.study import study_session
+from app.review.service import settings_for
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
-from app.srs.review import settings_for
 from app.srs.scheduler import now_utc
 from app.srs.stats import user_stats
 

@@ -14,8 +14,8 @@ from sqlmodel import Session, col, select
 
 from app.models.card import Card
 from app.models.review import ReviewItem
+from app.review.queue import lang_matches
 from app.srs.items import faces
-from app.srs.queue import lang_matches
 
 MAX_STUDY_CARDS = 20
 STUDY_KINDS = ("card", "followup", "pitfall")

@@ -22,8 +22,8 @@ from app.cards.schema import SECTION_TITLES, CardDoc
 from app.models.card import Card
 from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
+from app.review.queue import deck_changed
 from app.srs import drills
-from app.srs.queue import deck_changed
 
 LANGS = ("zh", "en")
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")

@@ -24,7 +24,7 @@ one sets the state (reps + 1, lapses kept) and writes no review-log row (the com
 Importing the same notes twice therefore changes nothing the second time.
 
 Everything is checked first; then all states are written in one transaction through the app's writer
-(:func:`app.srs.writes.run_write`), which bumps the user's change clock (``app.srs.queue.user_changed``)
+(:func:`app.review.writes.run_write`), which bumps the user's change clock (``app.review.queue.user_changed``)
 so running servers serve the new states within a second.
 """
 
@@ -43,9 +43,9 @@ from app.export.obsidian_state import Problem, VaultState
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem
 from app.models.user import User
-from app.srs.queue import user_changed
+from app.review.queue import user_changed
+from app.review.writes import run_write
 from app.srs.scheduler import as_utc, to_db
-from app.srs.writes import run_write
 
 NEW_CARD_DATE = "2000-01-01"  # the plugin's due date for a card never reviewed
 MIN_EASE, MAX_EASE = 130, 370  # the plugin's difficultyToEase range

@@ -10,7 +10,7 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.models.review import ItemState, ReviewLog
-from app.srs.review import _due_conds, _due_query, day_start, due_counts, settings_for
+from app.review.service import _due_conds, _due_query, day_start, due_counts, settings_for
 from app.srs.scheduler import as_utc, to_db
 
 FORECAST_DAYS = 30

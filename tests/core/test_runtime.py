@@ -15,7 +15,7 @@ from sqlalchemy import text
 from app.core import checkpointer as checkpointer_mod
 from app.core.config import settings
 from app.main import create_app
-from app.srs.writes import run_write
+from app.review.writes import run_write
 from tests.utils.db import backend_name
 
 

@@ -21,8 +21,8 @@ from app.cli.main import cli
 from app.export.obsidian_state import block_id, read_vault
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem
-from app.srs import clock
-from app.srs.grading import Answer, grade_batch
+from app.review import clock
+from app.review.grading import Answer, grade_batch
 from tests.export.conftest import write_cards
 from tests.utils import srplugin
 from tests.utils.deck import make_deck

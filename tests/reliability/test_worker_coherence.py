@@ -2,7 +2,7 @@
 through the other within the documented bound.
 
 Each process keeps a sign-in cache (``app.auth.cache``, :data:`TTL` s) and review queues
-(``app.srs.queue``, checked against the change clock every :data:`CHECK_SECONDS` s). Process A makes the
+(``app.review.queue``, checked against the change clock every :data:`CHECK_SECONDS` s). Process A makes the
 change; process B, which has just served (and cached) the old state, must serve the new one in time.
 """
 
@@ -20,7 +20,7 @@ from sqlmodel import Session
 from app.auth import cache
 from app.auth.users import create_user
 from app.core.db import init_db, make_engine
-from app.srs import queue
+from app.review import queue
 from tests.utils.server import uvicorn_server
 
 pytestmark = pytest.mark.slow

@@ -152,7 +152,7 @@ SAME_SITE = {"Origin": "http://testserver"}  # what the browser adds to quiz.js'
 
 def test_quiz_pages_and_every_item(site: Site) -> None:
     from app.models import Card, ReviewItem
-    from app.srs.review import chain, item_view
+    from app.review.service import chain, item_view
     from app.srs.scheduler import now_utc
 
     c = site.client

@@ -18,7 +18,7 @@ from fsrs import Card, Rating, State
 from sqlalchemy.engine import Engine
 
 from app.cards.sync import sync_cards
-from app.srs import review as srs
+from app.review import service as srs
 from app.srs.scheduler import as_utc, card_from_columns, make_scheduler, parse_rating, review
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 

@@ -10,8 +10,8 @@ from sqlmodel import Session, select
 
 from app.auth.users import create_user
 from app.models import Card, ReviewItem
+from app.review.service import item_view
 from app.srs import drills
-from app.srs.review import item_view
 from verify.formulas import drills as formula_drills
 
 

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from app.cards.sync import sync_cards
 from app.models import ReviewItem
-from app.srs import review as srs
+from app.review import service as srs
 from app.srs.stats import streak, user_stats
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 

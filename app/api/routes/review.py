@@ -17,14 +17,14 @@ from app.auth.csrf import is_json
 from app.core.jsontypes import JsonInt
 from app.models.review import ReviewLog
 from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
-from app.srs import review as srs
-from app.srs.committer import group_commit
-from app.srs.grading import Answer
+from app.review import service as srs
+from app.review.committer import group_commit
+from app.review.grading import Answer
+from app.review.queue import queues
+from app.review.writes import run_write
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
-from app.srs.queue import queues
 from app.srs.scheduler import now_utc
 from app.srs.stats import user_stats
-from app.srs.writes import run_write
 
 router = APIRouter(prefix="/api/review", tags=["review"], responses=errors(401, 422))
 
@@ -81,7 +81,7 @@ async def _review_body(request: Request) -> ReviewIn:
 async def next_item(request: Request) -> FastJSON:
     """The next due item (most overdue first, then new ones within today's quota), or when one is next due.
 
-    Served from this process's in-memory queue (``app.srs.queue``): no query unless the queue is due a
+    Served from this process's in-memory queue (``app.review.queue``): no query unless the queue is due a
     check (once a second) or the item is a drill (its numbers are stored).
     """
     user = await signed_in(request)
@@ -102,7 +102,7 @@ async def next_item(request: Request) -> FastJSON:
 async def post_review(request: Request) -> FastJSON:
     """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response.
 
-    Answers arriving together are written in one transaction (``app.srs.committer``); the response comes
+    Answers arriving together are written in one transaction (``app.review.committer``); the response comes
     after the commit.
     """
     user = await signed_in(request)

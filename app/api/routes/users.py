@@ -10,8 +10,8 @@ from app.api.deps import AdminUser, CurrentUser, SessionDep
 from app.api.errors import IdPath, errors
 from app.auth.users import MIN_PASSWORD, USERNAME_RE, UserError, create_user, issue_token
 from app.models.user import User, UserPublic
-from app.srs.queue import user_changed
-from app.srs.writes import run_write
+from app.review.queue import user_changed
+from app.review.writes import run_write
 
 router = APIRouter(prefix="/api/users", tags=["users"], responses=errors(401, 422))
 

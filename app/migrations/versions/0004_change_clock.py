@@ -1,6 +1,6 @@
 """change clock: a revision per scope (the deck, each user's review state)
 
-The review queue kept in memory by each server process (``app.srs.queue``) reads these to notice writes
+The review queue kept in memory by each server process (``app.review.queue``) reads these to notice writes
 made by another process (a second worker, the CLI) instead of querying on every ``GET /api/review/next``.
 
 Revision ID: 0004

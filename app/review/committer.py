@@ -1,8 +1,8 @@
 """Group commit: answers that arrive while a batch is being written are graded together in the next one.
 
-``POST /api/review`` hands its :class:`~app.srs.grading.Answer` to the engine's :class:`GroupCommit` and
+``POST /api/review`` hands its :class:`~app.review.grading.Answer` to the engine's :class:`GroupCommit` and
 awaits the outcome. One flush runs at a time; it takes every answer queued so far (at most
-:data:`MAX_BATCH`) and grades them in one transaction with ``app.srs.grading.grade_batch``: on SQLite
+:data:`MAX_BATCH`) and grades them in one transaction with ``app.review.grading.grade_batch``: on SQLite
 right on the event loop when no lock is held (a batch is a few ms of CPU; waiting for a lock never
 happens there), else in a worker thread so the loop keeps serving. Under light load a batch holds one
 answer and costs what a lone write costs; under heavy load one commit and one executemany per table
@@ -18,7 +18,7 @@ import weakref
 from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 
-from app.srs.grading import Answer, Outcome, grade_batch
+from app.review.grading import Answer, Outcome, grade_batch
 
 MAX_BATCH = 256
 # Event-loop turns a flush waits before taking its batch: each turn reads whatever requests have arrived,

@@ -1,4 +1,4 @@
-"""The in-memory review queue (app.srs.queue) against the database it mirrors.
+"""The in-memory review queue (app.review.queue) against the database it mirrors.
 
 After every step of a random session (answers, time passing, syncs that retire, revive and edit cards),
 ``next_item`` served from memory must say exactly what the database says: the same counts, the most
@@ -22,11 +22,11 @@ from sqlmodel import Session, col, select
 from app.cards.sync import sync_cards
 from app.core.db import make_engine
 from app.models import Card, ItemState, ReviewItem
-from app.srs import clock
-from app.srs import queue as queue_mod
-from app.srs import review as srs
+from app.review import clock
+from app.review import queue as queue_mod
+from app.review import service as srs
+from app.review.queue import queues
 from app.srs.prefs import Prefs
-from app.srs.queue import queues
 from app.srs.scheduler import as_utc
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 

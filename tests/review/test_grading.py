@@ -1,4 +1,4 @@
-"""Grading many answers in one transaction (app.srs.grading) and the group commit behind POST /api/review.
+"""Grading many answers in one transaction (app.review.grading) and the group commit behind POST /api/review.
 
 Each answer of a batch gets its own outcome; what is stored matches exactly the answers acknowledged;
 a write that would have to wait for a lock is never attempted on the event loop.
@@ -19,9 +19,9 @@ from sqlmodel import Session, col, select
 from app.cards.sync import sync_cards
 from app.core.db import write_lock
 from app.models import ItemState, ReviewItem, ReviewLog
-from app.srs import errors
-from app.srs.committer import GroupCommit
-from app.srs.grading import Answer, grade_batch
+from app.review import errors
+from app.review.committer import GroupCommit
+from app.review.grading import Answer, grade_batch
 from app.srs.scheduler import InvalidRating
 from tests.utils.db import backend_name
 from tests.utils.srs_cards import make_card, new_user_id, write_deck

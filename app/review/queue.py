@@ -5,10 +5,10 @@ with their card's slug, titles and text) and one :class:`UserQueue` per (user, l
 live scheduler states sorted by due time and the count of new items answered today.
 
 Kept exact:
-- by this process's own answers: ``app.srs.grading`` applies every committed batch (:meth:`Queues.applied`);
+- by this process's own answers: ``app.review.grading`` applies every committed batch (:meth:`Queues.applied`);
 - by this process's syncs and user deletions: they drop the affected queues after their commit.
 
-Writes by other processes (a second worker, the CLI) bump the revisions of ``app.srs.clock`` in their
+Writes by other processes (a second worker, the CLI) bump the revisions of ``app.review.clock`` in their
 transaction. A queue not checked for :data:`CHECK_SECONDS` re-reads the two revisions it depends on (one
 indexed query) and is rebuilt if either moved, so another process's answers show up within that time.
 The answer path never trusts a queue: it re-reads the state under the write lock (409 when not due).
@@ -38,7 +38,7 @@ from sqlmodel.sql.sqltypes import UTCDateTime
 from app.core.memory import freeze_long_lived
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
-from app.srs import clock
+from app.review import clock
 from app.srs.scheduler import as_utc, to_db
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here

@@ -21,8 +21,7 @@ from sqlmodel.sql.sqltypes import UTCDateTime
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.models.user import UserSettings
-from app.srs import drills
-from app.srs.errors import (  # noqa: F401  (re-exported: the routes and tests catch them from here)
+from app.review.errors import (  # noqa: F401  (re-exported: the routes and tests catch them from here)
     BadAnswer,
     ItemNotFound,
     KeyReused,
@@ -31,12 +30,13 @@ from app.srs.errors import (  # noqa: F401  (re-exported: the routes and tests c
     ShowingNotFound,
     ShowingUsed,
 )
-from app.srs.grading import Answer, grade_batch, state_public
+from app.review.grading import Answer, grade_batch, state_public
+from app.review.queue import Pick, day_start, queues
+from app.review.writes import run_write
+from app.srs import drills
 from app.srs.items import drill_faces, faces
 from app.srs.prefs import Prefs
-from app.srs.queue import Pick, day_start, queues
 from app.srs.scheduler import as_utc, to_db
-from app.srs.writes import run_write
 
 
 def settings_for(session: Session, user_id: int, known: UserSettings | None = None) -> UserSettings:

@@ -3,7 +3,7 @@
 ``grade_batch`` reads every answered item's state and every Idempotency-Key of the batch in a few
 statements, schedules each answer with ``fsrs`` in arrival order (two answers of one item in one batch:
 the second sees the first's state), writes the states and logs with one executemany each, bumps each
-user's revision (``app.srs.clock``) and commits. Only then does it update this process's in-memory
+user's revision (``app.review.clock``) and commits. Only then does it update this process's in-memory
 queues and hand each answer its response, so nothing is acknowledged that is not stored.
 
 One bad answer (unknown item, not due, bad rating) gets its own error and does not affect the others.
@@ -28,11 +28,13 @@ from sqlmodel import Session
 from app.models.card import Card
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.models.user import UserSettings
-from app.srs import clock, drills
-from app.srs.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
+from app.review import clock
+from app.review.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
+from app.review.queue import STATE_FIELDS, StateRow, queues
+from app.review.writes import NOT_NOW, run_write, try_write_now
+from app.srs import drills
 from app.srs.items import drill_faces
 from app.srs.prefs import Prefs
-from app.srs.queue import STATE_FIELDS, StateRow, queues
 from app.srs.scheduler import (
     InvalidRating,
     as_utc,
@@ -44,7 +46,6 @@ from app.srs.scheduler import (
     review,
     to_db,
 )
-from app.srs.writes import NOT_NOW, run_write, try_write_now
 
 STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
 MAX_KEY = 128
@@ -305,7 +306,7 @@ class _Batch:
 def grade_batch(engine: Engine, answers: list[Answer], *, wait: bool = True) -> list[Outcome] | None:
     """Grade ``answers`` in one transaction; one outcome (response or error) per answer, in order.
 
-    ``wait=False``: only if that needs no waiting for a lock (:func:`~app.srs.writes.try_write_now`),
+    ``wait=False``: only if that needs no waiting for a lock (:func:`~app.review.writes.try_write_now`),
     else None with nothing written.
     """
     for attempt in range(3):

@@ -1,0 +1,1 @@
+"""The review engine: see app/review/engine.py."""
