@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.api.guards import RejectNul
 from app.api.main import install_api, install_pages
+from app.auth import cache as auth_cache
 from app.auth.csrf import SameOriginOnly
 from app.auth.ratelimit import LoginLimiter
 from app.core.checkpointer import start_checkpointer
@@ -22,6 +23,7 @@ from app.core.db import get_engine, init_db
 from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
 from app.core.memory import freeze_long_lived
+from app.review.engine import ReviewEngine
 from app.search.index import warm as warm_search
 
 
@@ -106,7 +108,9 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
     application.state.login_limiter = LoginLimiter()  # counts in the database: see app/auth/ratelimit.py
-    application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
+    ReviewEngine.install()  # its session listeners and GC policy: registered here, never at import
+    auth_cache.install_listeners()
+    application.state.review = ReviewEngine(application.state.engine)  # next and answers: app/review/engine.py
     install_api(application)
     install_pages(application)
     application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/auth/csrf.py)

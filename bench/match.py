@@ -88,7 +88,7 @@ def in_process_rankers(database_url: str) -> dict[str, tuple[Ranker, Callable[[]
     """name → (ranker, build): alternatives ranked from the same database rows."""
     from sqlalchemy import create_engine
 
-    from app.review import clock
+    from app.models import clock
     from app.search import glossary
     from app.search.index import build_index
     from app.search.match import rank

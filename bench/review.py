@@ -135,13 +135,12 @@ def server_cpu(pid: int) -> float:
 def reset_due(url: str, due: list[int]) -> None:
     """Make the bench's overdue items overdue again (between rounds, while the server is idle).
 
-    A direct write: it bumps the user's revision (``app.review.clock``) so the server rebuilds its queue.
+    A direct write: it bumps the user's revision (``app.models.clock``) so the server rebuilds its queue.
     """
     from sqlalchemy import select, update
 
     from app.core.db import make_engine
-    from app.models import ItemState
-    from app.review import clock
+    from app.models import ItemState, clock
 
     engine = make_engine(url)
     past = datetime.now(UTC) - timedelta(hours=1)

@@ -12,8 +12,18 @@ from app.auth import cache as auth_cache
 from app.auth.users import SESSION_COOKIE
 from app.core.db import get_session
 from app.models.user import User
+from app.review.engine import ReviewEngine
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def review_engine(request: Request) -> ReviewEngine:
+    """The app's review engine (``create_app`` builds it; ``app.review.engine``)."""
+    engine: ReviewEngine = request.app.state.review
+    return engine
+
+
+ReviewEngineDep = Annotated[ReviewEngine, Depends(review_engine)]
 
 
 def _credential(request: Request) -> str | None:

@@ -27,8 +27,8 @@ from sqlmodel import Session
 from app.auth import sessions
 from app.auth.security import hash_token, token_matches
 from app.auth.users import _login_statement
+from app.core.writes import run_write
 from app.models.user import ApiToken, User, UserSettings
-from app.review.writes import run_write
 from app.srs.prefs import Prefs
 
 TTL = 2.0
@@ -144,19 +144,25 @@ def _load(engine: Engine, token: str) -> Entry | None:
 _WATCHED = (User, ApiToken, UserSettings)
 
 
-@event.listens_for(OrmSession, "after_flush")
 def _after_flush(session: OrmSession, _ctx: Any) -> None:
     if any(isinstance(o, _WATCHED) for group in (session.new, session.dirty, session.deleted) for o in group):
         session.info["auth_cache_dirty"] = True
         clear()
 
 
-@event.listens_for(OrmSession, "after_commit")
 def _after_commit(session: OrmSession) -> None:
     if session.info.pop("auth_cache_dirty", False):
         clear()
 
 
-@event.listens_for(OrmSession, "after_rollback")
 def _after_rollback(session: OrmSession) -> None:
     session.info.pop("auth_cache_dirty", None)
+
+
+def install_listeners() -> None:
+    """Drop cached sign-ins when users, tokens or settings change (registered by ``ReviewEngine.install``
+    from ``create_app``; a process without the app caches nothing)."""
+    for name, fn in (("after_flush", _after_flush), ("after_commit", _after_commit),
+                     ("after_rollback", _after_rollback)):
+        if not event.contains(OrmSession, name, fn):
+            event.listen(OrmSession, name, fn)

@@ -32,9 +32,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
 from app.auth.security import hash_token
+from app.core.writes import run_write
 from app.models.card import utcnow
 from app.models.user import LoginFailure
-from app.review.writes import run_write
 
 PASSWORD, LINK = "password", "link"
 

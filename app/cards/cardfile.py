@@ -29,9 +29,10 @@ from pydantic import ValidationError
 
 from app.cards.errors import CardFileError
 from app.cards.schema import SECTION_KEYS, SECTION_TITLES, CardDoc, LangText
+from app.core.vocab import CARD_LANGS
 
 FRONT_MATTER_FENCE = "---"
-LANGS = ("zh", "en")
+LANGS = CARD_LANGS
 MAX_FILE_BYTES = 2_000_000
 
 # Heading text (case-insensitive) → section key: the key itself, the English and the Chinese title.

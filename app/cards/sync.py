@@ -20,8 +20,8 @@ from app.cards.claim_lint import lint_claims
 from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
+from app.models.clock import deck_changed
 from app.render.math import math_problems
-from app.review.queue import deck_changed
 from app.srs.items import refresh_items_bulk, retire_card_items
 
 CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)

@@ -30,7 +30,7 @@ def register(group: typer.Typer) -> None:
         from app.core.config import settings
         from app.core.db import get_engine, init_db
         from app.export.obsidian_state import read_vault
-        from app.srs.obsidian_import import UnknownUser, find_user, import_reviews
+        from app.review.obsidian_import import UnknownUser, find_user, import_reviews
 
         if not vault.is_dir():
             err.print(f"error: {vault} is not a folder; give the Obsidian vault (or its proofdeck/ folder)")

@@ -14,9 +14,8 @@ from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from app.core.jsontypes import JsonInt
+from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA
 from app.models.card import utcnow
-
-LANGUAGES = ("zh", "en", "both")
 
 
 class User(SQLModel, table=True):
@@ -94,6 +93,6 @@ class SettingsUpdate(BaseModel):
 
     model_config = ConfigDict(strict=True)
 
-    desired_retention: float | None = PydanticField(default=None, json_schema_extra={"minimum": 0.7, "maximum": 0.99})
-    new_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra={"minimum": 0, "maximum": 500})
+    desired_retention: float | None = PydanticField(default=None, json_schema_extra=dict(RETENTION_SCHEMA))
+    new_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra=dict(NEW_PER_DAY_SCHEMA))
     language: str | None = PydanticField(default=None, json_schema_extra={"enum": [*LANGUAGES, None]})

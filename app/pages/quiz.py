@@ -9,12 +9,14 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from app.api.deps import OptionalUser, SessionDep
+from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import errors
 from app.core.config import PROJECT_ROOT
+from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA
 from app.pages.study import study_session
-from app.review.service import settings_for
+from app.review.errors import ReviewError
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
+from app.srs.prefs import settings_for
 from app.srs.scheduler import now_utc
 from app.srs.stats import user_stats
 
@@ -82,18 +84,19 @@ def bar_chart(values: list[float], labels: list[str], *, width: int = 640, heigh
 
 @router.post("/quiz/settings", status_code=303, response_class=RedirectResponse,
              responses={**TO_LOGIN, **errors(400, 422)})
-def save_settings(request: Request, user: OptionalUser, session: SessionDep,
-                  desired_retention: Annotated[float, Form(json_schema_extra={"minimum": 0.7, "maximum": 0.99})],
-                  new_per_day: Annotated[int, Form(json_schema_extra={"minimum": 0, "maximum": 500})],
-                  language: Annotated[str, Form(json_schema_extra={"enum": ["zh", "en", "both"]})]) -> Response:
+def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionDep,
+                  desired_retention: Annotated[float, Form(json_schema_extra=dict(RETENTION_SCHEMA))],
+                  new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
+                  language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})]) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
-    from app.api.routes.review import put_settings
-    from app.models.user import SettingsUpdate
-
-    put_settings(SettingsUpdate(desired_retention=desired_retention, new_per_day=new_per_day, language=language),
-                 user, request, session)
+    assert user.id is not None
+    try:
+        engine.update_settings(user.id, release=session, desired_retention=desired_retention,
+                               new_per_day=new_per_day, language=language)
+    except ReviewError as exc:
+        raise HTTPException(exc.status, detail=str(exc)) from None
     return RedirectResponse("/quiz/stats", status_code=303)
 
 

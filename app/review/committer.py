@@ -1,6 +1,6 @@
 """Group commit: answers that arrive while a batch is being written are graded together in the next one.
 
-``POST /api/review`` hands its :class:`~app.review.grading.Answer` to the engine's :class:`GroupCommit` and
+``ReviewEngine.submit`` hands each :class:`~app.review.grading.Answer` to its :class:`GroupCommit` and
 awaits the outcome. One flush runs at a time; it takes every answer queued so far (at most
 :data:`MAX_BATCH`) and grades them in one transaction with ``app.review.grading.grade_batch``: on SQLite
 right on the event loop when no lock is held (a batch is a few ms of CPU; waiting for a lock never
@@ -13,7 +13,6 @@ An answer is acknowledged only after its batch committed; a failed batch fails e
 from __future__ import annotations
 
 import asyncio
-import weakref
 
 from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
@@ -69,16 +68,3 @@ class GroupCommit:
                         future.set_result(outcome)
         finally:
             self._flushing = False
-
-
-_registry: weakref.WeakKeyDictionary[Engine, GroupCommit] = weakref.WeakKeyDictionary()
-
-
-def group_commit(engine: Engine) -> GroupCommit:
-    """The batcher of ``engine`` on the running loop (created on first use; called from event-loop code only,
-    so no lock; a new loop, as each test client starts one, gets its own)."""
-    loop = asyncio.get_running_loop()
-    found = _registry.get(engine)
-    if found is None or found.loop is not loop:
-        found = _registry[engine] = GroupCommit(engine, loop)
-    return found

@@ -52,3 +52,9 @@ class KeyReused(ReviewError):
     def __init__(self, key: str, item_id: int) -> None:
         super().__init__(f"Idempotency-Key {key!r} was already used for review item {item_id}; "
                          "use a new key per answer")
+
+
+class BadSettings(ReviewError):
+    """A review setting out of its range (``app.core.vocab``)."""
+
+    status = 422

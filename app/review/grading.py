@@ -3,7 +3,7 @@
 ``grade_batch`` reads every answered item's state and every Idempotency-Key of the batch in a few
 statements, schedules each answer with ``fsrs`` in arrival order (two answers of one item in one batch:
 the second sees the first's state), writes the states and logs with one executemany each, bumps each
-user's revision (``app.review.clock``) and commits. Only then does it update this process's in-memory
+user's revision (``app.models.clock``) and commits. Only then does it update this process's in-memory
 queues and hand each answer its response, so nothing is acknowledged that is not stored.
 
 One bad answer (unknown item, not due, bad rating) gets its own error and does not affect the others.
@@ -25,13 +25,14 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from app.core.vocab import STATE_NAMES
+from app.core.writes import NOT_NOW, run_write, try_write_now
+from app.models import clock
 from app.models.card import Card
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.models.user import UserSettings
-from app.review import clock
 from app.review.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
 from app.review.queue import STATE_FIELDS, StateRow, queues
-from app.review.writes import NOT_NOW, run_write, try_write_now
 from app.srs import drills
 from app.srs.items import drill_faces
 from app.srs.prefs import Prefs
@@ -47,7 +48,6 @@ from app.srs.scheduler import (
     to_db,
 )
 
-STATE_NAMES = {1: "learning", 2: "review", 3: "relearning"}
 MAX_KEY = 128
 _STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
 _ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
@@ -306,7 +306,7 @@ class _Batch:
 def grade_batch(engine: Engine, answers: list[Answer], *, wait: bool = True) -> list[Outcome] | None:
     """Grade ``answers`` in one transaction; one outcome (response or error) per answer, in order.
 
-    ``wait=False``: only if that needs no waiting for a lock (:func:`~app.review.writes.try_write_now`),
+    ``wait=False``: only if that needs no waiting for a lock (:func:`~app.core.writes.try_write_now`),
     else None with nothing written.
     """
     for attempt in range(3):

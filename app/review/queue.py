@@ -8,7 +8,7 @@ Kept exact:
 - by this process's own answers: ``app.review.grading`` applies every committed batch (:meth:`Queues.applied`);
 - by this process's syncs and user deletions: they drop the affected queues after their commit.
 
-Writes by other processes (a second worker, the CLI) bump the revisions of ``app.review.clock`` in their
+Writes by other processes (a second worker, the CLI) bump the revisions of ``app.models.clock`` in their
 transaction. A queue not checked for :data:`CHECK_SECONDS` re-reads the two revisions it depends on (one
 indexed query) and is rebuilt if either moved, so another process's answers show up within that time.
 The answer path never trusts a queue: it re-reads the state under the write lock (409 when not due).
@@ -20,7 +20,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,38 +28,27 @@ from functools import lru_cache
 from typing import Any
 
 from sortedcontainers import SortedList
-from sqlalchemy import bindparam, event, func
+from sqlalchemy import bindparam, func
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session as OrmSession
-from sqlmodel import Session
 from sqlmodel.sql.sqltypes import UTCDateTime
 
-from app.core.memory import freeze_long_lived
+from app.core.vocab import LANGUAGES as LANGS
+from app.core.vocab import lang_matches
+from app.models import clock
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
-from app.review import clock
-from app.srs.scheduler import as_utc, to_db
+from app.srs.scheduler import as_utc, day_start, to_db
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
 RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
-LANGS = ("zh", "en", "both")
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
 _STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
 _ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
 _CARDS: Any = Card.__table__  # type: ignore[attr-defined]
 _LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
-
-
-def day_start(now: datetime) -> datetime:
-    """Midnight UTC of ``now``'s day (a user's day is the UTC day)."""
-    return as_utc(now).replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def lang_matches(item_lang: str, lang: str) -> bool:
-    """Items in "" (bilingual) or the user's language; "both" takes every item."""
-    return lang not in ("zh", "en") or item_lang in ("", lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,7 +257,8 @@ class Queues:
                     q = self._users.get((user_id, lang))
                 if deck is None:
                     deck = load_deck(conn, revs[clock.DECK])
-                    freeze_long_lived()  # the deck lives until the next sync (app/core/memory.py)
+                    for hook in _DECK_LOADED:  # the GC policy (app.review.engine installs it)
+                        hook()
                 if q is None or q.rev != revs[scope] or q.deck.rev != deck.rev or q.day != day_start(now):
                     q = load_user(conn, deck, user_id, lang, revs[scope], now)
             with self._lock:
@@ -349,6 +339,13 @@ class Queues:
 
 
 _registry: weakref.WeakKeyDictionary[Engine, Queues] = weakref.WeakKeyDictionary()
+_DECK_LOADED: list[Callable[[], None]] = []
+
+
+def on_deck_loaded(hook: Callable[[], None]) -> None:
+    """Call ``hook()`` after each deck is loaded into memory (``ReviewEngine.install``: the GC freeze)."""
+    if hook not in _DECK_LOADED:
+        _DECK_LOADED.append(hook)
 _registry_lock = threading.Lock()
 
 
@@ -361,27 +358,14 @@ def queues(engine: Engine) -> Queues:
     return found
 
 
-# ------------------------------------------------------------------ writers other than grading
-
-_FORGET = "proofdeck_forget_queues"
+# ------------------------------------------------------------------ other writers' marks (app/models/clock.py)
 
 
-def deck_changed(session: Session) -> None:
-    """Call inside a transaction that changes cards or items (sync): bumps the deck revision, and this
-    process's queues of the engine are dropped when it commits."""
-    clock.bump(session.connection(), clock.DECK)
-    session.info.setdefault(_FORGET, set()).add(None)
-
-
-def user_changed(session: Session, user_id: int) -> None:
-    """Call inside a transaction that changes a user's states or logs other than by grading (deletion)."""
-    clock.bump(session.connection(), clock.user_scope(user_id))
-    session.info.setdefault(_FORGET, set()).add(user_id)
-
-
-@event.listens_for(OrmSession, "after_commit")
-def _after_commit(session: OrmSession) -> None:
-    forget = session.info.pop(_FORGET, None)
+def after_commit(session: OrmSession) -> None:
+    """Session listener (installed by :meth:`app.review.engine.ReviewEngine.install`): a committed
+    transaction marked by :func:`app.models.clock.deck_changed` / ``user_changed`` drops this process's
+    queues of that database."""
+    forget = session.info.pop(clock.FORGET, None)
     if not forget:
         return
     bind = session.get_bind()
@@ -395,6 +379,5 @@ def _after_commit(session: OrmSession) -> None:
             registry.forget_user(user_id)
 
 
-@event.listens_for(OrmSession, "after_rollback")
-def _after_rollback(session: OrmSession) -> None:
-    session.info.pop(_FORGET, None)
+def after_rollback(session: OrmSession) -> None:
+    session.info.pop(clock.FORGET, None)

@@ -7,20 +7,17 @@ exceptions that the routes turn into 4xx answers.
 from __future__ import annotations
 
 import secrets
-from datetime import datetime, timedelta
-from functools import lru_cache
+from datetime import datetime
 from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, or_
-from sqlalchemy import select as core_select
+from sqlalchemy import and_, or_
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
-from sqlmodel.sql.sqltypes import UTCDateTime
 
+from app.core.writes import run_write
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
-from app.models.user import UserSettings
 from app.review.errors import (  # noqa: F401  (re-exported: the routes and tests catch them from here)
     BadAnswer,
     ItemNotFound,
@@ -30,20 +27,12 @@ from app.review.errors import (  # noqa: F401  (re-exported: the routes and test
     ShowingNotFound,
     ShowingUsed,
 )
-from app.review.grading import Answer, grade_batch, state_public
-from app.review.queue import Pick, day_start, queues
-from app.review.writes import run_write
+from app.review.grading import state_public
+from app.review.queue import Pick
 from app.srs import drills
 from app.srs.items import drill_faces, faces
-from app.srs.prefs import Prefs
+from app.srs.prefs import settings_for
 from app.srs.scheduler import as_utc, to_db
-
-
-def settings_for(session: Session, user_id: int, known: UserSettings | None = None) -> UserSettings:
-    """``known`` (loaded with the user at sign-in) saves a query; else read them, or the defaults."""
-    if known is not None and known.user_id == user_id:
-        return known
-    return session.get(UserSettings, user_id) or UserSettings(user_id=user_id)
 
 
 def _live(lang: str) -> list[Any]:
@@ -51,20 +40,6 @@ def _live(lang: str) -> list[Any]:
     if lang in ("zh", "en"):
         conds.append(col(ReviewItem.lang).in_(("", lang)))
     return conds
-
-
-def _lang_filter(column: Any, lang: str) -> list[Any]:
-    return [column.in_(("", lang))] if lang in ("zh", "en") else []
-
-
-def _due_conds(user_id: int, lang: str, until: datetime) -> list[Any]:
-    """Due states of live items: one range scan of ``ix_itemstate_user_live_due`` (no joins)."""
-    return [ItemState.user_id == user_id, col(ItemState.live).is_(True), col(ItemState.due) <= to_db(until),
-            *_lang_filter(col(ItemState.lang), lang)]
-
-
-def _due_query(user_id: int, lang: str, until: datetime) -> Any:
-    return select(ItemState).where(*_due_conds(user_id, lang, until))
 
 
 def item_view(session: Session, user_id: int, item: Any, card: Any, state: Any) -> dict[str, Any]:
@@ -111,73 +86,12 @@ def next_view(engine: Engine, user_id: int, pick: Pick, language: str,
     return out
 
 
-def next_item(session: Session, user_id: int, now: datetime, prefs: Prefs | None = None) -> dict[str, Any]:
-    """The most overdue item, else a new one within today's quota, else when the next one is due."""
-    engine: Engine = session.get_bind()  # type: ignore[assignment]
-    prefs = prefs or Prefs.of(settings_for(session, user_id))
-    registry = queues(engine)
-    pick = registry.pick(registry.get(user_id, prefs.language, now), now, prefs.new_per_day)
-    return next_view(engine, user_id, pick, prefs.language, release=session)
-
-
-def submit_review(engine: Engine, user_id: int, *, item_id: int, rating: object = None,
-                  typed_answer: str | None = None, showing_id: int | None = None, duration_ms: int | None = None,
-                  idempotency_key: str | None = None, now: datetime, fuzz: bool = True,
-                  settings: UserSettings | Prefs | None = None) -> dict[str, Any]:
-    """Grade one answer; a repeated ``idempotency_key`` returns the first answer's response unchanged."""
-    prefs = settings if isinstance(settings, Prefs) or settings is None else Prefs.of(settings)
-    answer = Answer(user_id=user_id, item_id=item_id, now=now, rating=rating, typed=typed_answer,
-                    showing_id=showing_id, duration_ms=duration_ms, fuzz=fuzz, prefs=prefs,
-                    **({"key": idempotency_key} if idempotency_key else {}))
-    answer.check()
-    outcomes = grade_batch(engine, [answer])
-    assert outcomes is not None
-    outcome = outcomes[0]
-    if isinstance(outcome, Exception):
-        raise outcome
-    return outcome
-
-
 def _add_showing(s: Session, user_id: int, item_id: int, params: dict[str, Any]) -> int:
     showing = DrillShowing(user_id=user_id, item_id=item_id, params=params)
     s.add(showing)
     s.flush()
     assert showing.id is not None
     return showing.id
-
-
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
-_ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
-_LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
-
-
-@lru_cache(maxsize=8)
-def _counts_statement(lang: str) -> Any:
-    """The four counts of :func:`due_counts` as one statement, built once per language (bound later)."""
-    uid: Any = bindparam("uid")
-    now: Any = bindparam("now", type_=UTCDateTime())
-    day: Any = bindparam("day", type_=UTCDateTime())
-    st, it, lg = _STATES.c, _ITEMS.c, _LOGS.c  # Core tables: no ORM layer on the hot path
-    live = [st.user_id == uid, st.live.is_(True), *_lang_filter(st.lang, lang)]
-    due = core_select(func.count()).select_from(_STATES).where(*live, st.due <= now).scalar_subquery()
-    seen = core_select(func.count()).select_from(_STATES).where(*live).scalar_subquery()
-    items = (core_select(func.count()).select_from(_ITEMS)
-             .where(it.retired.is_(False), *_lang_filter(it.lang, lang)).scalar_subquery())
-    today = (core_select(func.count()).select_from(_LOGS)
-             .where(lg.user_id == uid, lg.was_new.is_(True), lg.reviewed_at >= day).scalar_subquery())
-    return core_select(due, seen, items, today)
-
-
-def due_counts(session: Session, user_id: int, lang: str, now: datetime, new_per_day: int) -> tuple[int, int]:
-    """(due now, new still offered today), in one round trip.
-
-    New = live items (in the user's languages) minus the user's states of live items, capped by what is
-    left of today's quota.
-    """
-    params = {"uid": user_id, "now": to_db(now), "day": to_db(day_start(now))}
-    n_due, n_seen, n_items, n_today = session.connection().execute(_counts_statement(lang), params).one()
-    quota = max(0, new_per_day - int(n_today))
-    return int(n_due), min(quota, max(0, int(n_items) - int(n_seen)))
 
 
 def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[str, Any]:
@@ -220,8 +134,3 @@ def log_public(log: ReviewLog) -> dict[str, Any]:
             "correct": log.correct, "duration_ms": log.duration_ms,
             "reviewed_at": as_utc(log.reviewed_at).isoformat(), "was_new": log.was_new,
             "state_before": log.state_before, "state_after": log.state_after}
-
-
-def upcoming_window(now: datetime, days: int) -> tuple[datetime, datetime]:
-    start = day_start(now)
-    return start, start + timedelta(days=days)

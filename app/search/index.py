@@ -10,7 +10,7 @@ Two indexes per language choice (zh, en, both):
   where the snippet comes from.
 
 Everything comes from the same rows on SQLite and PostgreSQL and is ranked here, in process, so both give
-the same answers. An index is built on first use after the deck revision (``app.review.clock``, bumped by
+the same answers. An index is built on first use after the deck revision (``app.models.clock``, bumped by
 every sync) moves, and at server start-up (:func:`warm`). No Chinese dictionary to load (bigrams,
 :mod:`app.search.text`); texts' tokens are cached, so a rebuild after a sync tokenises only what changed
 (README, "Matching", has the times). Each request reads the revision (one indexed row) to know.
@@ -30,8 +30,8 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from app.models import clock
 from app.models.card import Card, CardFollowUp, CardSection
-from app.review import clock
 from app.search.text import tokens
 
 K1, B = 1.2, 0.75  # the usual BM25 constants (Lucene's defaults)

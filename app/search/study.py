@@ -12,9 +12,9 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from app.core.vocab import lang_matches
 from app.models.card import Card
 from app.models.review import ReviewItem
-from app.review.queue import lang_matches
 from app.srs.items import faces
 
 MAX_STUDY_CARDS = 20

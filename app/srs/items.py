@@ -19,13 +19,14 @@ from sqlmodel import Session, col, select
 
 from app.cards.cardfile import load_card_text
 from app.cards.schema import SECTION_TITLES, CardDoc
+from app.core.vocab import CARD_LANGS
 from app.models.card import Card
+from app.models.clock import deck_changed
 from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
-from app.review.queue import deck_changed
 from app.srs import drills
 
-LANGS = ("zh", "en")
+LANGS = CARD_LANGS
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlmodel import Session
+
 from app.models.user import UserSettings
 
 _DEFAULTS = UserSettings(user_id=0)  # the model's defaults, defined once there
@@ -27,3 +29,10 @@ class Prefs:
         params = m["parameters"]
         return cls(language=str(m["language"]), new_per_day=int(m["new_per_day"]),
                    desired_retention=float(m["desired_retention"]), parameters=tuple(params) if params else None)
+
+
+def settings_for(session: Session, user_id: int, known: UserSettings | None = None) -> UserSettings:
+    """``known`` (loaded with the user at sign-in) saves a query; else read them, or the defaults."""
+    if known is not None and known.user_id == user_id:
+        return known
+    return session.get(UserSettings, user_id) or UserSettings(user_id=user_id)

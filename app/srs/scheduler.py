@@ -86,3 +86,8 @@ def review(card: Card, rating: Rating, *, when: datetime, scheduler: Scheduler,
     new_card, _log = scheduler.review_card(card, rating, review_datetime=as_utc(when),
                                            review_duration=duration_ms)
     return new_card
+
+
+def day_start(now: datetime) -> datetime:
+    """Midnight UTC of ``now``'s day (a user's day is the UTC day)."""
+    return as_utc(now).replace(hour=0, minute=0, second=0, microsecond=0)

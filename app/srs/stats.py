@@ -10,8 +10,9 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from app.models.review import ItemState, ReviewLog
-from app.review.service import _due_conds, _due_query, day_start, due_counts, settings_for
-from app.srs.scheduler import as_utc, to_db
+from app.srs.due import due_conds, due_counts, due_query
+from app.srs.prefs import settings_for
+from app.srs.scheduler import as_utc, day_start, to_db
 
 FORECAST_DAYS = 30
 STREAK_LOOKBACK_DAYS = 400
@@ -58,7 +59,7 @@ def forecast(session: Session, user_id: int, lang: str, now: datetime,
              days: int = FORECAST_DAYS) -> list[dict[str, Any]]:
     """Items falling due per UTC day for the next ``days`` days; day 0 includes everything overdue."""
     start = day_start(now)
-    q = _due_query(user_id, lang, start + timedelta(days=days)).with_only_columns(col(ItemState.due))
+    q = due_query(user_id, lang, start + timedelta(days=days)).with_only_columns(col(ItemState.due))
     counts: Counter[int] = Counter()
     for due in session.execute(q).scalars().all():
         counts[max(0, (as_utc(due) - start).days)] += 1
@@ -70,7 +71,7 @@ def user_stats(session: Session, user_id: int, now: datetime) -> dict[str, Any]:
     today = day_start(now)
     end_of_day = today + timedelta(days=1) - timedelta(microseconds=1)
     due_today = int(session.exec(select(func.count()).select_from(ItemState).where(
-        *_due_conds(user_id, st.language, end_of_day))).one())
+        *due_conds(user_id, st.language, end_of_day))).one())
     due_now, new_left = due_counts(session, user_id, st.language, now, st.new_per_day)
     reviewed_today = int(session.exec(select(func.count()).select_from(ReviewLog).where(
         ReviewLog.user_id == user_id, col(ReviewLog.reviewed_at) >= to_db(today))).one())

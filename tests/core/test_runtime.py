@@ -14,8 +14,8 @@ from sqlalchemy import text
 
 from app.core import checkpointer as checkpointer_mod
 from app.core.config import settings
+from app.core.writes import run_write
 from app.main import create_app
-from app.review.writes import run_write
 from tests.utils.db import backend_name
 
 

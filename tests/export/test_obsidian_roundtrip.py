@@ -19,9 +19,9 @@ from app.cards.cardfile import dump_card, load_card_file
 from app.cards.sync import sync_cards
 from app.cli.main import cli
 from app.export.obsidian_state import block_id, read_vault
+from app.models import clock
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem
-from app.review import clock
 from app.review.grading import Answer, grade_batch
 from tests.export.conftest import write_cards
 from tests.utils import srplugin
@@ -231,10 +231,10 @@ def test_nothing_half_written(setup: tuple[Engine, str, Path, Path], monkeypatch
     def boom(*_a: Any) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("app.srs.obsidian_import.user_changed", boom)
+    monkeypatch.setattr("app.review.obsidian_import.user_changed", boom)
     with pytest.raises(RuntimeError):
-        from app.srs.obsidian_import import find_user
-        from app.srs.obsidian_import import import_reviews as run
+        from app.review.obsidian_import import find_user
+        from app.review.obsidian_import import import_reviews as run
 
         with Session(engine) as s:
             uid = find_user(s, "alice").id

@@ -21,13 +21,15 @@ from sqlmodel import Session, col, select
 
 from app.cards.sync import sync_cards
 from app.core.db import make_engine
-from app.models import Card, ItemState, ReviewItem
-from app.review import clock
+from app.models import Card, ItemState, ReviewItem, clock
 from app.review import queue as queue_mod
 from app.review import service as srs
+from app.review.errors import NotDue
 from app.review.queue import queues
+from app.srs.due import due_counts
 from app.srs.prefs import Prefs
 from app.srs.scheduler import as_utc
+from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -56,10 +58,9 @@ def _first_new(s: Session, uid: int, lang: str) -> int | None:
 
 
 def _assert_matches_database(engine: Engine, uid: int, now: datetime, prefs: Prefs) -> dict[str, Any]:
+    out = engine_next(engine, uid, now, prefs)
     with Session(engine) as s:
-        out = srs.next_item(s, uid, now, prefs)
-    with Session(engine) as s:
-        due_n, new_n = srs.due_counts(s, uid, prefs.language, now, prefs.new_per_day)
+        due_n, new_n = due_counts(s, uid, prefs.language, now, prefs.new_per_day)
         states = _live_states(s, uid, prefs.language)
         first_new = _first_new(s, uid, prefs.language)
     assert (out["due_now"], out["new_left"]) == (due_n, new_n), "counts differ from the database"
@@ -89,7 +90,7 @@ def test_memory_says_what_the_database_says_through_a_random_session(
         out = _assert_matches_database(engine, uid, now, prefs)
         action = rng.random()
         if out["item"] is not None and action < 0.6:  # answer what was offered
-            srs.submit_review(engine, uid, item_id=out["item"]["id"], rating=rng.randint(1, 4), now=now,
+            engine_answer(engine, uid, item_id=out["item"]["id"], rating=rng.randint(1, 4), now=now,
                               fuzz=False, settings=prefs, idempotency_key=f"s{step}")
         elif action < 0.75:
             now += timedelta(minutes=rng.choice((1, 11, 90, 60 * 26, 60 * 24 * 5)))
@@ -106,8 +107,8 @@ def test_memory_says_what_the_database_says_through_a_random_session(
                 future = s.exec(select(ItemState).where(ItemState.user_id == uid, col(ItemState.live).is_(True),
                                                         col(ItemState.due) > now)).first()
             if future is not None:
-                with pytest.raises(srs.NotDue):
-                    srs.submit_review(engine, uid, item_id=future.item_id, rating=3, now=now, fuzz=False,
+                with pytest.raises(NotDue):
+                    engine_answer(engine, uid, item_id=future.item_id, rating=3, now=now, fuzz=False,
                                       settings=prefs)
     _assert_matches_database(engine, uid, now, prefs)
 
@@ -115,8 +116,7 @@ def test_memory_says_what_the_database_says_through_a_random_session(
 def test_a_fresh_queue_answers_next_without_a_query(engine: Engine, tmp_path: Path) -> None:
     sync_cards(engine, write_deck(tmp_path / "cards", _deck(tmp_path)))
     uid = new_user_id(engine, "ada")
-    with Session(engine) as s:
-        first = srs.next_item(s, uid, T0, Prefs())
+    first = engine_next(engine, uid, T0, Prefs())
     statements: list[str] = []
     event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
     registry = queues(engine)
@@ -132,11 +132,10 @@ def test_answers_from_another_process_show_once_the_queue_checks(engine: Engine,
     uid = new_user_id(engine, "ada")
     other = make_engine(str(engine.url.render_as_string(hide_password=False)))  # its own queues: "another process"
     try:
-        with Session(engine) as s:
-            offered = srs.next_item(s, uid, T0, Prefs())["item"]
-        srs.submit_review(other, uid, item_id=offered["id"], rating=3, now=T0, fuzz=False)
-        with Session(engine) as s:  # within the check interval this process still offers it (documented)
-            assert srs.next_item(s, uid, T0, Prefs())["item"]["id"] == offered["id"]
+        offered = engine_next(engine, uid, T0, Prefs())["item"]
+        engine_answer(other, uid, item_id=offered["id"], rating=3, now=T0, fuzz=False)
+        # within the check interval this process still offers it (documented)
+        assert engine_next(engine, uid, T0, Prefs())["item"]["id"] == offered["id"]
         monkeypatch.setattr(queue_mod, "CHECK_SECONDS", 0.0)
         out = _assert_matches_database(engine, uid, T0, Prefs())
         assert out["item"]["id"] != offered["id"]
@@ -148,9 +147,8 @@ def test_a_direct_edit_that_bumps_the_clock_is_seen(engine: Engine, tmp_path: Pa
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     sync_cards(engine, write_deck(tmp_path / "cards", _deck(tmp_path, n=2)))
     uid = new_user_id(engine, "ada")
-    with Session(engine) as s:
-        item = srs.next_item(s, uid, T0, Prefs())["item"]
-    srs.submit_review(engine, uid, item_id=item["id"], rating=4, now=T0, fuzz=False)
+    item = engine_next(engine, uid, T0, Prefs())["item"]
+    engine_answer(engine, uid, item_id=item["id"], rating=4, now=T0, fuzz=False)
     later = T0 + timedelta(hours=1)
     assert _assert_matches_database(engine, uid, later, Prefs())["due_now"] == 0
     with engine.begin() as conn:  # what bench/review.py does between rounds
@@ -172,7 +170,7 @@ def test_an_answer_committed_while_the_queue_loads_is_replayed(engine: Engine, t
     def load_racing_an_answer(*args: Any, **kwargs: Any) -> Any:
         if not answered:  # our snapshot is taken: an answer commits now, from another thread
             answered.append(new_items[0])
-            t = threading.Thread(target=srs.submit_review, args=(engine, uid),
+            t = threading.Thread(target=engine_answer, args=(engine, uid),
                                  kwargs={"item_id": new_items[0], "rating": 4, "now": T0, "fuzz": False})
             t.start()
             t.join()
@@ -190,8 +188,7 @@ def test_sync_in_this_process_drops_the_queues_at_once(engine: Engine, tmp_path:
     folder = write_deck(tmp_path / "cards", _deck(tmp_path, n=2))
     sync_cards(engine, folder)
     uid = new_user_id(engine, "ada")
-    with Session(engine) as s:
-        first = srs.next_item(s, uid, T0, Prefs())["item"]
+    first = engine_next(engine, uid, T0, Prefs())["item"]
     (folder / f"{first['card']['slug']}.md").unlink()
     sync_cards(engine, folder)  # no waiting for the check interval
     out = _assert_matches_database(engine, uid, T0, Prefs())

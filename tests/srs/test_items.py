@@ -10,8 +10,8 @@ from sqlmodel import Session, select
 
 from app.cards.sync import sync_cards
 from app.models import ItemState, ReviewItem, ReviewLog
-from app.review import service as srs
 from app.srs.items import faces, item_specs, pitfall_statements
+from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
@@ -54,7 +54,7 @@ def test_editing_a_card_keeps_history(engine: Engine, tmp_path: Path) -> None:
     with Session(engine) as s:
         items = {i.key: i.id for i in s.exec(select(ReviewItem))}
     for key in ("q1", "q2"):
-        srs.submit_review(engine, uid, item_id=items[key] or 0, rating=3, now=T0)
+        engine_answer(engine, uid, item_id=items[key] or 0, rating=3, now=T0)
 
     edited = make_card("zero", follow_ups=3, pitfalls=(0, 1)).model_dump()
     edited["follow_ups"] = [f for f in edited["follow_ups"] if f["id"] != "q2"]  # q2 removed, q3 added
@@ -71,7 +71,7 @@ def test_editing_a_card_keeps_history(engine: Engine, tmp_path: Path) -> None:
         assert len(s.exec(select(ItemState)).all()) == 2
         front, _ = faces(_card_text(s), "zero", "followup", "q1")
         assert "Reworded" in front.en
-        nxt = srs.next_item(s, uid, T0)
+        nxt = engine_next(engine, uid, T0)
     assert nxt["item"]["key"] != "q2"  # a retired item is never offered
 
     sync_cards(engine, write_deck(deck, [make_card("zero", follow_ups=2, pitfalls=(0, 1))]))  # q2 is back

@@ -1,4 +1,4 @@
-"""The Spaced Repetition plugin's schedules → FSRS states (app/srs/obsidian_import.py)."""
+"""The Spaced Repetition plugin's schedules → FSRS states (app/review/obsidian_import.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from fsrs import Card, Rating, Scheduler, State
 
-from app.srs.obsidian_import import NotASchedule, ease_to_difficulty, parse_schedule
+from app.review.obsidian_import import NotASchedule, ease_to_difficulty, parse_schedule
 
 
 def plugin_difficulty_to_ease(d: float) -> int:

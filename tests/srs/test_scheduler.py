@@ -18,8 +18,9 @@ from fsrs import Card, Rating, State
 from sqlalchemy.engine import Engine
 
 from app.cards.sync import sync_cards
-from app.review import service as srs
+from app.review.errors import NotDue
 from app.srs.scheduler import as_utc, card_from_columns, make_scheduler, parse_rating, review
+from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -72,20 +73,18 @@ def test_invalid_ratings_are_refused(bad: object) -> None:
 
 def test_review_state_round_trips_through_the_database(engine: Engine, tmp_path: Path) -> None:
     """submit_review stores the state, reads it back naive-or-aware, and schedules the same as fsrs."""
-    from sqlmodel import Session
 
 
     sync_cards(engine, write_deck(tmp_path / "cards", [make_card("solo", follow_ups=0, pitfalls=(0, 0))]))
     uid = new_user_id(engine, "ana")
-    with Session(engine) as s:
-        first = srs.next_item(s, uid, T0)["item"]
+    first = engine_next(engine, uid, T0)["item"]
     now, gaps = T0, []
     for n in range(4):
-        out = srs.submit_review(engine, uid, item_id=first["id"], rating=3, now=now, fuzz=False,
+        out = engine_answer(engine, uid, item_id=first["id"], rating=3, now=now, fuzz=False,
                                 idempotency_key=f"k{n}")
         due = datetime.fromisoformat(out["state"]["due"])
         gaps.append(due - now)
-        with pytest.raises(srs.NotDue):
-            srs.submit_review(engine, uid, item_id=first["id"], rating=3, now=due - timedelta(seconds=1), fuzz=False)
+        with pytest.raises(NotDue):
+            engine_answer(engine, uid, item_id=first["id"], rating=3, now=due - timedelta(seconds=1), fuzz=False)
         now = due
     assert gaps == [timedelta(minutes=10), timedelta(days=2), timedelta(days=11), timedelta(days=46)]

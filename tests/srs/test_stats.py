@@ -10,8 +10,8 @@ from sqlmodel import Session, select
 
 from app.cards.sync import sync_cards
 from app.models import ReviewItem
-from app.review import service as srs
 from app.srs.stats import streak, user_stats
+from tests.utils.review import engine_answer
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 2, 1, 23, 30, tzinfo=UTC)
@@ -33,11 +33,11 @@ def test_user_stats(engine: Engine, tmp_path: Path) -> None:
         a, b = (i.id or 0 for i in s.exec(select(ReviewItem).order_by(ReviewItem.position)))
     # Easy on day 0 (→ Review, due in 8 days); on day 8, a Good and an Again: two review-state answers
     for item in (a, b):
-        out = srs.submit_review(engine, uid, item_id=item, rating=4, now=T0, fuzz=False)
+        out = engine_answer(engine, uid, item_id=item, rating=4, now=T0, fuzz=False)
     t1 = datetime.fromisoformat(out["state"]["due"])
     assert t1 - T0 == timedelta(days=8)
-    srs.submit_review(engine, uid, item_id=a, rating=3, now=t1, fuzz=False)
-    srs.submit_review(engine, uid, item_id=b, rating=1, now=t1, fuzz=False)
+    engine_answer(engine, uid, item_id=a, rating=3, now=t1, fuzz=False)
+    engine_answer(engine, uid, item_id=b, rating=1, now=t1, fuzz=False)
     with Session(engine) as s:
         st = user_stats(s, uid, t1 + timedelta(minutes=1))
     assert st["reviewed_today"] == 2 and st["total_reviews"] == 4

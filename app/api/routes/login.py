@@ -21,9 +21,9 @@ from app.api.guards import NO_NUL
 from app.auth import sessions
 from app.auth.ratelimit import LINK, PASSWORD, LoginLimiter
 from app.auth.users import SESSION_COOKIE, issue_token, revoke_session, user_for_password, user_for_token
+from app.core.writes import run_write
 from app.models.user import User
 from app.pages.quiz import page_headers, templates
-from app.review.writes import run_write
 
 router = APIRouter(tags=["login"])
 REDIRECT: dict[int | str, dict[str, Any]] = {303: {"description": "Signed in (or out): go to the page asked for"}}

@@ -16,7 +16,7 @@ from app.api.errors import errors
 from app.export.deck import load_docs, load_verdicts
 from app.export.obsidian import vault_files, vault_zip
 from app.export.obsidian_state import MAX_NOTE_BYTES, read_vault_notes
-from app.srs.obsidian_import import import_reviews
+from app.review.obsidian_import import import_reviews
 
 router = APIRouter(prefix="/api", tags=["obsidian"])
 MAX_NOTES = 20_000

@@ -5,29 +5,25 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.api.deps import CurrentUser, SessionDep, signed_in
+from app.api.deps import CurrentUser, ReviewEngineDep, SessionDep, review_engine, signed_in
 from app.api.errors import MAX_ID, IdPath, Offset, errors
 from app.api.fastjson import FastJSON
 from app.api.guards import NO_NUL
 from app.auth.csrf import is_json
 from app.core.jsontypes import JsonInt
 from app.models.review import ReviewLog
-from app.models.user import LANGUAGES, SettingsPublic, SettingsUpdate, UserSettings
+from app.models.user import SettingsPublic, SettingsUpdate, UserSettings
 from app.review import service as srs
-from app.review.committer import group_commit
-from app.review.grading import Answer
-from app.review.queue import queues
-from app.review.writes import run_write
+from app.review.errors import ReviewError
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
-from app.srs.scheduler import now_utc
+from app.srs.prefs import settings_for
+from app.srs.scheduler import InvalidRating, now_utc
 from app.srs.stats import user_stats
 
 router = APIRouter(prefix="/api/review", tags=["review"], responses=errors(401, 422))
-
 
 
 class ReviewIn(BaseModel):
@@ -45,7 +41,7 @@ class ReviewIn(BaseModel):
 
 
 def _raise(exc: Exception) -> HTTPException:
-    if isinstance(exc, srs.ReviewError):
+    if isinstance(exc, ReviewError):
         return HTTPException(exc.status, detail=str(exc))
     return HTTPException(422, detail=str(exc))
 
@@ -81,44 +77,30 @@ async def _review_body(request: Request) -> ReviewIn:
 async def next_item(request: Request) -> FastJSON:
     """The next due item (most overdue first, then new ones within today's quota), or when one is next due.
 
-    Served from this process's in-memory queue (``app.review.queue``): no query unless the queue is due a
+    Served from this process's in-memory queue (``app.review.engine``): no query unless the queue is due a
     check (once a second) or the item is a drill (its numbers are stored).
     """
     user = await signed_in(request)
-    engine, now, prefs = request.app.state.engine, now_utc(), user.prefs
-    registry = queues(engine)
-    q = registry.fresh(user.user_id, prefs.language, now)
-    if q is None:
-        q = await run_in_threadpool(registry.get, user.user_id, prefs.language, now)
-    pick = registry.pick(q, now, prefs.new_per_day)
-    if pick.item is not None and pick.item.kind == "drill":
-        out = await run_in_threadpool(srs.next_view, engine, user.user_id, pick, prefs.language)
-    else:
-        out = srs.next_view(engine, user.user_id, pick, prefs.language)
-    return FastJSON(out)
+    return FastJSON(await review_engine(request).next(user.user_id, user.prefs))
 
 
 @router.post("", response_model=dict[str, Any], responses=errors(400, 404, 409, 415), openapi_extra=_REVIEW_DOC)
 async def post_review(request: Request) -> FastJSON:
     """Grade an item. Send an ``Idempotency-Key`` (header or body): a retry returns the first response.
 
-    Answers arriving together are written in one transaction (``app.review.committer``); the response comes
+    Answers arriving together are written in one transaction (``app.review.engine``); the response comes
     after the commit.
     """
     user = await signed_in(request)
     body = await _review_body(request)
-    key = request.headers.get("idempotency-key") or body.idempotency_key
-    answer = Answer(user_id=user.user_id, item_id=body.item_id, now=now_utc(), rating=body.rating,
-                    typed=body.typed_answer, showing_id=body.showing_id, duration_ms=body.duration_ms,
-                    fuzz=request.app.state.srs_fuzz, prefs=user.prefs, **({"key": key} if key else {}))
     try:
-        answer.check()
-    except srs.ReviewError as exc:
+        out = await review_engine(request).answer(
+            user.user_id, body.item_id, rating=body.rating, typed=body.typed_answer, showing_id=body.showing_id,
+            duration_ms=body.duration_ms, key=request.headers.get("idempotency-key") or body.idempotency_key,
+            prefs=user.prefs)
+    except (ReviewError, InvalidRating) as exc:
         raise _raise(exc) from None
-    outcome = await group_commit(request.app.state.engine).submit(answer)
-    if isinstance(outcome, Exception):
-        raise _raise(outcome)
-    return FastJSON(outcome)
+    return FastJSON(out)
 
 
 @router.get("/stats")
@@ -126,7 +108,7 @@ def stats(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """Due today, reviewed today, streak, true retention (7/30 days), due forecast for 30 days."""
     assert user.id is not None
     out = user_stats(session, user.id, now_utc())
-    st = srs.settings_for(session, user.id)
+    st = settings_for(session, user.id)
     out["optimizer"] = {"reviews_needed": MIN_REVIEWS, "reviews": out["total_reviews"],
                         "optimized": st.parameters is not None, "optimized_reviews": st.optimized_reviews}
     return out
@@ -138,7 +120,7 @@ def chain(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[str, 
     assert user.id is not None
     try:
         return srs.chain(session, user.id, item_id, now_utc())
-    except srs.ReviewError as exc:
+    except ReviewError as exc:
         raise _raise(exc) from None
 
 
@@ -183,27 +165,16 @@ def _settings_public(st: UserSettings) -> SettingsPublic:
 @router.get("/settings")
 def get_settings(user: CurrentUser, session: SessionDep) -> SettingsPublic:
     assert user.id is not None
-    return _settings_public(srs.settings_for(session, user.id))
+    return _settings_public(settings_for(session, user.id))
 
 
 @router.put("/settings", responses=errors(400))
-def put_settings(body: SettingsUpdate, user: CurrentUser, request: Request, session: SessionDep) -> SettingsPublic:
+def put_settings(body: SettingsUpdate, user: CurrentUser, engine: ReviewEngineDep,
+                 session: SessionDep) -> SettingsPublic:
     """Change desired retention (0.70-0.99), new items per day (0-500), language (zh | en | both)."""
-    if body.desired_retention is not None and not 0.7 <= body.desired_retention <= 0.99:
-        raise HTTPException(422, detail="desired_retention must be between 0.70 and 0.99; "
-                                        f"got {body.desired_retention}")
-    if body.new_per_day is not None and not 0 <= body.new_per_day <= 500:
-        raise HTTPException(422, detail=f"new_per_day must be between 0 and 500; got {body.new_per_day}")
-    if body.language is not None and body.language not in LANGUAGES:
-        raise HTTPException(422, detail=f"language must be one of {', '.join(LANGUAGES)}; got {body.language!r}")
-    uid = user.id
-    assert uid is not None
-
-    def work(s: Any) -> SettingsPublic:
-        st = s.get(UserSettings, uid) or UserSettings(user_id=uid)
-        for k, v in body.model_dump(exclude_none=True).items():
-            setattr(st, k, v)
-        s.add(st)
-        return _settings_public(st)
-
-    return run_write(request.app.state.engine, work, release=session)
+    assert user.id is not None
+    try:
+        st = engine.update_settings(user.id, release=session, **body.model_dump(exclude_none=True))
+    except ReviewError as exc:
+        raise _raise(exc) from None
+    return _settings_public(st)

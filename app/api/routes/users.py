@@ -9,9 +9,9 @@ from sqlmodel import Session, col, select
 from app.api.deps import AdminUser, CurrentUser, SessionDep
 from app.api.errors import IdPath, errors
 from app.auth.users import MIN_PASSWORD, USERNAME_RE, UserError, create_user, issue_token
+from app.core.writes import run_write
+from app.models.clock import user_changed
 from app.models.user import User, UserPublic
-from app.review.queue import user_changed
-from app.review.writes import run_write
 
 router = APIRouter(prefix="/api/users", tags=["users"], responses=errors(401, 422))
 

@@ -24,7 +24,7 @@ one sets the state (reps + 1, lapses kept) and writes no review-log row (the com
 Importing the same notes twice therefore changes nothing the second time.
 
 Everything is checked first; then all states are written in one transaction through the app's writer
-(:func:`app.review.writes.run_write`), which bumps the user's change clock (``app.review.queue.user_changed``)
+(:func:`app.core.writes.run_write`), which bumps the user's change clock (``app.models.clock.user_changed``)
 so running servers serve the new states within a second.
 """
 
@@ -39,12 +39,12 @@ from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.core.writes import run_write
 from app.export.obsidian_state import Problem, VaultState
 from app.models.card import Card
+from app.models.clock import user_changed
 from app.models.review import ItemState, ReviewItem
 from app.models.user import User
-from app.review.queue import user_changed
-from app.review.writes import run_write
 from app.srs.scheduler import as_utc, to_db
 
 NEW_CARD_DATE = "2000-01-01"  # the plugin's due date for a card never reviewed

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+from sqlmodel import Session
 
 from app.models.review import ChangeClock
 
@@ -48,3 +49,20 @@ def read(conn: Connection, *names: str) -> dict[str, int]:
     """Current revisions of ``names`` (0 for a scope never bumped)."""
     found = {name: int(rev) for name, rev in conn.execute(_read_statement(), {"names": list(names)})}
     return {name: found.get(name, 0) for name in names}
+
+
+FORGET = "proofdeck_forget_queues"  # session.info key: what this process's review queues drop at commit
+
+
+def deck_changed(session: Session) -> None:
+    """Call inside a transaction that changes cards or items (sync): bumps the deck revision; the review
+    engine of this process drops its queues when the transaction commits (``app.review.queue.after_commit``)."""
+    bump(session.connection(), DECK)
+    session.info.setdefault(FORGET, set()).add(None)
+
+
+def user_changed(session: Session, user_id: int) -> None:
+    """Call inside a transaction that changes a user's states or logs other than through the review engine
+    (deletion): bumps the user's revision; this process's queues of that user go at commit."""
+    bump(session.connection(), user_scope(user_id))
+    session.info.setdefault(FORGET, set()).add(user_id)

@@ -1,0 +1,46 @@
+"""The vocabulary every layer shares, each word defined once: languages, settings ranges, state names.
+
+Imported by the models (column defaults and JSON Schema), the scheduler, the review engine, the routes
+and the pages; nothing here imports the rest of the app.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# A card's two languages, in the order the card file and the pages show them.
+CARD_LANGS: Final = ("zh", "en")
+# What a user studies in: one of the card languages, or both.
+LANGUAGES: Final = ("zh", "en", "both")
+
+# The ranges of a user's review settings (PUT /api/review/settings, the settings form, the schema).
+RETENTION_MIN: Final = 0.70
+RETENTION_MAX: Final = 0.99
+NEW_PER_DAY_MIN: Final = 0
+NEW_PER_DAY_MAX: Final = 500
+
+# FSRS's state numbers (fsrs.State) as the API shows them; a state absent from a user's rows is "new".
+STATE_NAMES: Final = {1: "learning", 2: "review", 3: "relearning"}
+
+
+def lang_matches(item_lang: str, lang: str) -> bool:
+    """Items in "" (bilingual) or the user's language; "both" takes every item."""
+    return lang not in CARD_LANGS or item_lang in ("", lang)
+
+
+def settings_errors(*, desired_retention: float | None = None, new_per_day: int | None = None,
+                    language: str | None = None) -> list[str]:
+    """Why the given settings are out of range (empty when they are fine), one message per field."""
+    out = []
+    if desired_retention is not None and not RETENTION_MIN <= desired_retention <= RETENTION_MAX:
+        out.append(f"desired_retention must be between {RETENTION_MIN:.2f} and {RETENTION_MAX:.2f}; "
+                   f"got {desired_retention}")
+    if new_per_day is not None and not NEW_PER_DAY_MIN <= new_per_day <= NEW_PER_DAY_MAX:
+        out.append(f"new_per_day must be between {NEW_PER_DAY_MIN} and {NEW_PER_DAY_MAX}; got {new_per_day}")
+    if language is not None and language not in LANGUAGES:
+        out.append(f"language must be one of {', '.join(LANGUAGES)}; got {language!r}")
+    return out
+
+# The same ranges as JSON Schema keywords (the API's body and the settings form document them).
+RETENTION_SCHEMA: Final = {"minimum": RETENTION_MIN, "maximum": RETENTION_MAX}
+NEW_PER_DAY_SCHEMA: Final = {"minimum": NEW_PER_DAY_MIN, "maximum": NEW_PER_DAY_MAX}

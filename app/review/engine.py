@@ -1,0 +1,177 @@
+"""The review engine: the one door through which the quiz and the API read what is due and answer it.
+
+:class:`ReviewEngine` is built once per database engine by ``create_app`` (``app.state.review``) and is
+what the routes, the pages, the CLI and the tests call. It owns everything on the hot path:
+
+- the in-memory queues (``app.review.queue``) and their per-engine registry;
+- group commit (``app.review.committer``) and grading (``app.review.grading``);
+- the change clock's use: every write it makes bumps the user's revision inside its own transaction
+  (:meth:`ReviewEngine.answer`, :meth:`ReviewEngine.write`, :meth:`ReviewEngine.update_settings`), so no
+  writer on this path can forget it; writers elsewhere (sync, user deletion, the Obsidian import) mark their
+  transaction with ``app.models.clock.deck_changed`` / ``user_changed``;
+- the process-wide policies it needs, registered by :meth:`ReviewEngine.install` (called by
+  ``create_app``; nothing is registered at import): the session listeners that drop this process's queues
+  when another writer's transaction commits, and the GC policy (a deck loaded into memory is frozen out
+  of the cyclic collector, ``app.core.memory``).
+
+Later steps of the daily loop (undo, bury, suspend) are methods of this class and go through
+:meth:`write`, so they get the clock bump and the queue update for free.
+
+How ``next`` and an answer are served
+-------------------------------------
+``GET /api/review/next`` is answered from memory. Per engine, a queue registry (``app/review/queue.py``)
+holds an index of the deck's live items (new-item order, the card's slug, titles and text) and, per
+(user, language), the user's live states sorted by due time and the count of new items answered today. It is
+built from the database on first use (one snapshot: the rows and the revisions they reflect) and kept exact
+by this process's own answers, which are applied to it after their commit. Another process's writes (a
+second worker, the CLI) bump the change clock (``app/models/clock.py``) in their own transaction; a queue
+not checked for a second re-reads the two revisions it depends on (one indexed query) and is rebuilt when
+either moved. So ``next`` costs no query unless the queue is due a check or the item is a drill (its numbers
+are stored as a showing).
+
+``POST /api/review`` parses the body, checks what no database state can make valid, and hands the answer
+to group commit (``app/review/committer.py``), which waits three event-loop turns for answers already on
+the wire, then grades them all in one transaction (``app/review/grading.py``: a few statements for the
+whole batch, FSRS per answer in arrival order, one executemany per table, the users' clock bumps) and
+commits. Only then are the queues updated and each answer acknowledged. On SQLite a batch runs on the event
+loop when no lock is in the way (a few ms of CPU, no thread hop), else in a worker thread; the write lock
+(``app/core/db.py``) queues writers in Python and ``BEGIN IMMEDIATE`` takes the database lock before the
+first read. The answer path never trusts a queue: it re-reads the state in its transaction (409 when not
+due), and a retried Idempotency-Key returns the first response.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
+
+from app.core.memory import freeze_long_lived
+from app.core.vocab import settings_errors
+from app.core.writes import run_write
+from app.models.clock import user_changed
+from app.models.user import UserSettings
+from app.review import queue as queue_mod
+from app.review.committer import GroupCommit
+from app.review.errors import BadSettings
+from app.review.grading import Answer
+from app.review.queue import Queues, queues
+from app.review.service import next_view
+from app.srs.prefs import Prefs, settings_for
+from app.srs.scheduler import now_utc
+
+T = TypeVar("T")
+
+_installed = False
+_install_lock = threading.Lock()
+
+
+class ReviewEngine:
+    """Next item and answers for the users of one database (see the module docstring). Thread-safe; its
+    async methods run on the event loop of the caller (a new loop, as a test starts one, is fine)."""
+
+    def __init__(self, db: Engine, *, fuzz: bool = True) -> None:
+        self.db = db
+        self.fuzz = fuzz  # FSRS interval fuzzing; tests of exact intervals turn it off
+        self.queues: Queues = queues(db)
+        self._commit: GroupCommit | None = None
+
+    # ------------------------------------------------------------------ process-wide set-up
+
+    @staticmethod
+    def install() -> None:
+        """Register the session listeners and the GC policy the engines need (idempotent; ``create_app``)."""
+        global _installed
+        with _install_lock:
+            if _installed:
+                return
+            event.listen(OrmSession, "after_commit", queue_mod.after_commit)
+            event.listen(OrmSession, "after_rollback", queue_mod.after_rollback)
+            queue_mod.on_deck_loaded(freeze_long_lived)  # the deck lives until the next sync
+            _installed = True
+
+    # ------------------------------------------------------------------ reading
+
+    async def next(self, user_id: int, prefs: Prefs | None = None, now: datetime | None = None) -> dict[str, Any]:
+        """What ``GET /api/review/next`` answers: the most overdue item, else a new one within today's quota,
+        else when the next one is due. No I/O on the loop unless a check, a load or a drill needs it."""
+        now = now or now_utc()
+        if prefs is None:
+            prefs = await run_in_threadpool(self.prefs, user_id)
+        q = self.queues.fresh(user_id, prefs.language, now)
+        if q is None:
+            q = await run_in_threadpool(self.queues.get, user_id, prefs.language, now)
+        pick = self.queues.pick(q, now, prefs.new_per_day)
+        if pick.item is not None and pick.item.kind == "drill":
+            return await run_in_threadpool(next_view, self.db, user_id, pick, prefs.language)
+        return next_view(self.db, user_id, pick, prefs.language)
+
+    def prefs(self, user_id: int) -> Prefs:
+        """The user's review settings as stored (defaults when none); blocks on the database."""
+        with Session(self.db) as session:
+            return Prefs.of(settings_for(session, user_id))
+
+    # ------------------------------------------------------------------ writing
+
+    def answer_of(self, user_id: int, item_id: int, *, rating: object = None, typed: str | None = None,
+                  showing_id: int | None = None, duration_ms: int | None = None, key: str | None = None,
+                  prefs: Prefs | None = None, now: datetime | None = None) -> Answer:
+        """An answer checked for what no database state can make valid (raises :class:`ReviewError`)."""
+        answer = Answer(user_id=user_id, item_id=item_id, now=now or now_utc(), rating=rating, typed=typed,
+                        showing_id=showing_id, duration_ms=duration_ms, fuzz=self.fuzz, prefs=prefs,
+                        **({"key": key} if key else {}))
+        answer.check()
+        return answer
+
+    async def answer(self, user_id: int, item_id: int, **kwargs: Any) -> dict[str, Any]:
+        """Grade one answer (``POST /api/review``), with whatever else arrives meanwhile, in one transaction.
+        Returns the response once committed; raises ``ReviewError`` / ``InvalidRating`` for a refused one.
+        Keyword arguments as :meth:`answer_of`."""
+        return await self.submit(self.answer_of(user_id, item_id, **kwargs))
+
+    async def submit(self, answer: Answer) -> dict[str, Any]:
+        """Grade an already checked :class:`Answer` (see :meth:`answer`)."""
+        loop = asyncio.get_running_loop()
+        commit = self._commit
+        if commit is None or commit.loop is not loop:
+            commit = self._commit = GroupCommit(self.db, loop)
+        outcome = await commit.submit(answer)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    def write(self, user_id: int, work: Callable[[Session], T], *, release: Session | None = None) -> T:
+        """Run ``work(session)`` in one write transaction that also bumps ``user_id``'s change clock (other
+        processes see the change within a second; this process's queues of the user are rebuilt)."""
+
+        def bumped(session: Session) -> T:
+            result = work(session)
+            user_changed(session, user_id)
+            return result
+
+        return run_write(self.db, bumped, release=release)
+
+    def update_settings(self, user_id: int, *, release: Session | None = None, **values: Any) -> UserSettings:
+        """Change a user's review settings (``None`` values are left as they are); raises
+        :class:`BadSettings` (422) naming what is out of range."""
+        given = {k: v for k, v in values.items() if v is not None}
+        problems = settings_errors(**given)
+        if problems:
+            raise BadSettings("; ".join(problems))
+
+        def work(s: Session) -> UserSettings:
+            st = s.get(UserSettings, user_id) or UserSettings(user_id=user_id)
+            for k, v in given.items():
+                setattr(st, k, v)
+            s.add(st)
+            return st
+
+        return self.write(user_id, work, release=release)
