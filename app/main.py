@@ -13,23 +13,24 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from app.api.guards import RejectNul
-from app.api.main import install_api, install_pages
 from app.auth import cache as auth_cache
-from app.auth.csrf import SameOriginOnly
 from app.auth.ratelimit import LoginLimiter
 from app.core.checkpointer import start_checkpointer
 from app.core.config import settings
-from app.core.db import get_engine, init_db
+from app.core.db import get_engine
 from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
 from app.core.memory import freeze_long_lived
+from app.models.migrate import init_db
 from app.review.engine import ReviewEngine
+from app.routers import install_api, install_pages
 from app.search.index import warm as warm_search
+from app.web.csrf import SameOriginOnly
 
 
 def startup_sync(engine: Engine, cards_dir: Path) -> None:
     """Create tables and sync cards/ (a bad card file is logged; the old content keeps serving)."""
-    from app.cards.sync import SyncError, sync_cards
+    from app.deck.sync import SyncError, sync_cards
 
     init_db(engine)
     log.info("syncing cards from %s", cards_dir)
@@ -70,7 +71,7 @@ def first_start(engine: Engine, base_url: str) -> None:
         token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
-        print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)  # noqa: T201 (shown once)
+        print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)
         log.warning("created user 'admin'; its login URL was printed on stdout (shown once)")
 
 
@@ -113,7 +114,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.review = ReviewEngine(application.state.engine)  # next and answers: app/review/engine.py
     install_api(application)
     install_pages(application)
-    application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/auth/csrf.py)
+    application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/web/csrf.py)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application
 

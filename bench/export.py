@@ -25,12 +25,13 @@ sys.path.insert(0, str(ROOT))
 from sqlmodel import Session  # noqa: E402
 
 from app.cards.cardfile import dump_card  # noqa: E402
-from app.cards.sync import sync_cards  # noqa: E402
-from app.core.db import init_db, make_engine  # noqa: E402
+from app.core.db import make_engine  # noqa: E402
+from app.deck.sync import sync_cards  # noqa: E402
 from app.export.anki import write_package  # noqa: E402
 from app.export.deck import load_docs  # noqa: E402
 from app.export.handbook import render_handbook  # noqa: E402
 from app.export.obsidian import vault_files, vault_zip  # noqa: E402
+from app.models.migrate import init_db  # noqa: E402
 from app.render.markdown import render_markdown  # noqa: E402
 from app.render.math import tex_to_mathml  # noqa: E402
 from tests.utils.deck import make_deck  # noqa: E402

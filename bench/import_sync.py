@@ -19,8 +19,9 @@ from pathlib import Path
 import yaml
 
 from app.cards.bank_import import import_paths
-from app.cards.sync import sync_cards
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
+from app.deck.sync import sync_cards
+from app.models.migrate import init_db
 
 MODULES = [("M1", "数学统计", "Math & Statistics"), ("M3", "深度学习基础", "Deep Learning Foundations"),
            ("M5", "大语言模型", "Large Language Models"), ("M7", "推荐系统", "Recommender Systems")]

@@ -64,9 +64,10 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     from app.auth.users import create_user, ensure_first_admin
     from app.cards.cardfile import dump_card
     from app.cards.schema import CardDoc
-    from app.cards.sync import sync_cards
-    from app.core.db import init_db, make_engine
+    from app.core.db import make_engine
+    from app.deck.sync import sync_cards
     from app.models import ItemState, ReviewItem, ReviewLog
+    from app.models.migrate import init_db
 
     cards = folder / "cards"
     cards.mkdir()

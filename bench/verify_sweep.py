@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from verify.cli import run_verify  # noqa: E402
+from verify.cli import run_verify
 
 PAIRS = {"ddp": "torch-ddp", "zero1": "torch-zero-redundancy", "zero2": "torch-fsdp2-no-reshard",
          "zero3": "torch-fsdp2-reshard"}

@@ -46,7 +46,8 @@ def database_url(tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def engine(database_url: str) -> Iterator[Engine]:
-    from app.core.db import init_db, make_engine
+    from app.core.db import make_engine
+    from app.models.migrate import init_db
 
     eng = make_engine(database_url)
     init_db(eng)

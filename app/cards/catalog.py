@@ -16,7 +16,10 @@ from sqlalchemy import ColumnElement, func, or_
 from sqlalchemy.orm import load_only
 from sqlmodel import Session, col, select
 
-from app.api.schemas.cards import (
+from app.cards.schema import DIFFICULTIES, SECTION_TITLES
+from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
+from app.render.markdown import render_markdown
+from app.schemas.cards import (
     CardDetail,
     CardSummary,
     ClaimPublic,
@@ -31,9 +34,6 @@ from app.api.schemas.cards import (
     RenderedText,
     SectionPublic,
 )
-from app.cards.schema import DIFFICULTIES, SECTION_TITLES
-from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
-from app.render.markdown import render_markdown
 
 _Row = TypeVar("_Row", CardSection, CardFollowUp, CardLink, CardClaim)
 LANG_CHOICES = {"zh": ("zh",), "en": ("en",), "both": ("zh", "en")}

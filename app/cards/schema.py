@@ -8,9 +8,10 @@ statements, each judged by a **check** in ``verify/``.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from app.core.vocab import DIFFICULTIES, Difficulty  # noqa: F401  (card files name them from here)
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ITEM_ID_RE = SLUG_RE
@@ -24,8 +25,6 @@ SECTION_TITLES: dict[str, tuple[str, str]] = {
     "tradeoffs": ("工程权衡", "Trade-offs"),
     "pitfalls": ("常见陷阱", "Pitfalls"),
 }
-DIFFICULTIES = ("easy", "medium", "hard")
-Difficulty = Literal["easy", "medium", "hard"]
 
 
 class _Strict(BaseModel):

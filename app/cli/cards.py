@@ -16,10 +16,11 @@ def register(cli: typer.Typer) -> None:
     def sync(cards_dir: Path = typer.Option(None, "--cards", help="Cards folder (default: PROOFDECK_CARDS_DIR)."),
              database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
         """Sync card files into the database in one transaction (a bad file changes nothing)."""
-        from app.cards.sync import SyncError, sync_cards
         from app.core.config import settings
-        from app.core.db import get_engine, init_db
+        from app.core.db import get_engine
         from app.core.dblock import DatabaseBusy, database_lock
+        from app.deck.sync import SyncError, sync_cards
+        from app.models.migrate import init_db
 
         engine = get_engine(database_url or settings.DATABASE_URL)
         folder = cards_dir or settings.CARDS_DIR

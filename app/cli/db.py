@@ -16,8 +16,8 @@ def upgrade(revision: str = typer.Argument("head", help="Target revision."),
     from app.core.config import settings
     from app.core.db import get_engine
     from app.core.dblock import DatabaseBusy, database_lock
-    from app.core.migrate import current_revision, ensure_schema
-    from app.core.migrate import upgrade as do_upgrade
+    from app.models.migrate import current_revision, ensure_schema
+    from app.models.migrate import upgrade as do_upgrade
 
     engine = get_engine(database_url or settings.DATABASE_URL)
     try:
@@ -41,7 +41,7 @@ def revision(message: str = typer.Option(..., "-m", "--message", help="What the 
 
     from app.core.config import settings
     from app.core.db import get_engine
-    from app.core.migrate import alembic_config
+    from app.models.migrate import alembic_config
 
     engine = get_engine(database_url or settings.DATABASE_URL)
     cfg = alembic_config(engine)

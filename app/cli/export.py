@@ -23,8 +23,9 @@ def _deck(database_url: str | None) -> tuple[list[CardDoc], Verdicts]:
     from sqlmodel import Session
 
     from app.core.config import settings
-    from app.core.db import get_engine, init_db
+    from app.core.db import get_engine
     from app.export.deck import load_docs, load_verdicts
+    from app.models.migrate import init_db
 
     engine = get_engine(database_url or settings.DATABASE_URL)
     init_db(engine)

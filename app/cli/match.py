@@ -20,7 +20,8 @@ def register(cli: typer.Typer) -> None:
     ) -> None:
         """Rank the synced cards for a pasted question (run `proofdeck sync` first)."""
         from app.core.config import settings
-        from app.core.db import get_engine, init_db
+        from app.core.db import get_engine
+        from app.models.migrate import init_db
         from app.search.match import MatchQueryError, match
 
         engine = get_engine(database_url or settings.DATABASE_URL)

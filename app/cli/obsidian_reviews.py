@@ -28,8 +28,9 @@ def register(group: typer.Typer) -> None:
         from sqlmodel import Session
 
         from app.core.config import settings
-        from app.core.db import get_engine, init_db
+        from app.core.db import get_engine
         from app.export.obsidian_state import read_vault
+        from app.models.migrate import init_db
         from app.review.obsidian_import import UnknownUser, find_user, import_reviews
 
         if not vault.is_dir():

@@ -15,7 +15,8 @@ def optimize(username: str = typer.Argument(..., help="Whose review log to fit."
              database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
     """Run fsrs's Optimizer on USER's reviews (needs >= 512) and store the parameters for their scheduling."""
     from app.core.config import settings
-    from app.core.db import get_engine, init_db
+    from app.core.db import get_engine
+    from app.models.migrate import init_db
     from app.srs.optimize import NotEnoughReviews, UnknownUser, optimize_user
 
     engine = get_engine(database_url or settings.DATABASE_URL)

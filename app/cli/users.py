@@ -20,7 +20,8 @@ def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.
 
     from app.auth.users import UserError, create_user
     from app.core.config import settings
-    from app.core.db import get_engine, init_db
+    from app.core.db import get_engine
+    from app.models.migrate import init_db
 
     secret = typer.prompt("Password", hide_input=True, confirmation_prompt=True) if password else None
     engine = get_engine(database_url or settings.DATABASE_URL)
@@ -44,7 +45,8 @@ def logout(name: str = typer.Argument(..., help="Username."),
 
     from app.auth.sessions import revoke_all
     from app.core.config import settings
-    from app.core.db import get_engine, init_db
+    from app.core.db import get_engine
+    from app.models.migrate import init_db
     from app.models.user import User
 
     engine = get_engine(database_url or settings.DATABASE_URL)

@@ -30,7 +30,8 @@ def register(cli: typer.Typer) -> None:
         from sqlmodel import Session
 
         from app.core.config import settings
-        from app.core.db import get_engine, init_db
+        from app.core.db import get_engine
+        from app.models.migrate import init_db
         from app.verification.runner import VerifyRunError, run_verify
         from app.verification.store import store_report
 

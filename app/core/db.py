@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import threading
 import weakref
 from collections.abc import Iterator
@@ -16,8 +15,6 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 from app.core.config import settings
-
-_log = logging.getLogger("proofdeck")
 
 BUSY_TIMEOUT_MS = 30_000  # how long a SQLite writer waits for another process's write lock
 # Durability (README "Durability"): by default (PROOFDECK_SQLITE_SYNCHRONOUS=FULL) every commit syncs the
@@ -81,18 +78,6 @@ def dispose_engines() -> None:
     """Close every pooled connection (tests, before dropping a database)."""
     while _engines:
         _engines.popitem()[1].dispose()
-
-
-def init_db(engine: Engine) -> None:
-    """Bring the database to the current schema (Alembic migrations; an empty one gets it whole), one
-    process at a time (``app.core.dblock``: several workers or hosts may start together)."""
-    from app.core.dblock import database_lock
-    from app.core.migrate import current_revision, ensure_schema, head_revision
-
-    if current_revision(engine) == head_revision():
-        return
-    with database_lock(engine, waiting=lambda msg: _log.info("%s", msg)):
-        ensure_schema(engine)
 
 
 def get_session(request: Request) -> Iterator[Session]:

@@ -6,10 +6,14 @@ and the pages; nothing here imports the rest of the app.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 # A card's two languages, in the order the card file and the pages show them.
 CARD_LANGS: Final = ("zh", "en")
+# A card's difficulty (card files, the API, filters).
+DIFFICULTIES: Final = ("easy", "medium", "hard")
+Difficulty = Literal["easy", "medium", "hard"]
+
 # What a user studies in: one of the card languages, or both.
 LANGUAGES: Final = ("zh", "en", "both")
 

@@ -27,7 +27,7 @@ def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | 
 def run_migrations() -> None:
     connection = config.attributes.get("connection")
     if connection is None:
-        raise RuntimeError("run migrations through app.core.migrate (it passes a connection)")
+        raise RuntimeError("run migrations through app.models.migrate (it passes a connection)")
     context.configure(connection=connection, target_metadata=target_metadata,
                       render_as_batch=connection.dialect.name == "sqlite", compare_type=True,
                       render_item=render_item)

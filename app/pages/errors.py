@@ -12,15 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 
 from app.core.logging import log
-from app.pages.templating import render_page
-
-JSON_PREFIXES = ("/api", "/healthz", "/docs", "/redoc", "/openapi.json", "/static")
-
-
-def wants_html(request: Request) -> bool:
-    if request.url.path.startswith(JSON_PREFIXES):
-        return False
-    return "text/html" in request.headers.get("accept", "")
+from app.web.templating import render_page, wants_html
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

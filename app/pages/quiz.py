@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Form, HTTPException, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import errors
-from app.core.config import PROJECT_ROOT
 from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA
 from app.pages.study import study_session
 from app.review.errors import ReviewError
@@ -19,27 +17,17 @@ from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it l
 from app.srs.prefs import settings_for
 from app.srs.scheduler import now_utc
 from app.srs.stats import user_stats
+from app.web.templating import page_headers, templates
 
-templates = Jinja2Templates(directory=str(PROJECT_ROOT / "templates"))
-STATIC = Path(__file__).resolve().parents[1] / "static"
-ASSETS = {"quiz.css": "text/css", "quiz.js": "text/javascript"}
 router = APIRouter(tags=["pages"])
 TO_LOGIN: dict[int | str, dict[str, Any]] = {
     303: {"description": "Not signed in: redirect to /login (or, after saving, back to the page)"}}
 
 
-def page_headers() -> dict[str, str]:
-    """No inline script, no third-party origin: everything the quiz needs is served from here."""
-    return {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
-                                       "script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-            "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff"}
-
-
-@router.get("/quiz/assets/{name}", responses=errors(404, 422))
-def asset(name: str) -> FileResponse:
-    if name not in ASSETS:
-        raise HTTPException(404, detail=f"no asset {name!r}")
-    return FileResponse(STATIC / name, media_type=ASSETS[name], headers={"Cache-Control": "no-cache"})
+@router.get("/quiz/assets/{name}", status_code=308, response_class=RedirectResponse, include_in_schema=False)
+def asset(name: str) -> RedirectResponse:
+    """The quiz's old asset URLs (pages cached before the one static mount): to ``/static``."""
+    return RedirectResponse(f"/static/{quote(name)}", status_code=308)
 
 
 @router.get("/quiz", response_class=HTMLResponse, responses=TO_LOGIN)

@@ -11,7 +11,6 @@ from sqlmodel import col, select
 from starlette.responses import Response
 
 from app.api.deps import SessionDep
-from app.api.schemas.cards import CardSummary, LabelPublic
 from app.cards.catalog import (
     CardFilter,
     CardNotFoundError,
@@ -23,11 +22,12 @@ from app.cards.catalog import (
 )
 from app.cards.schema import DIFFICULTIES
 from app.models.card import Card
-from app.pages.templating import render_page
+from app.schemas.cards import CardSummary, LabelPublic
 from app.search.match import MAX_LIMIT as MATCH_LIMIT
 from app.search.match import Hit, MatchQueryError, match
 from app.verification.present import verdict_view
 from app.verification.store import latest_verdicts
+from app.web.templating import render_page
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
 

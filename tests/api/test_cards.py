@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.cards.cardfile import load_card_text
-from app.cards.sync import sync_cards
 from app.core.db import make_engine
+from app.deck.sync import sync_cards
 
 ALL = ["zero-optimizer", "ring-allreduce", "tensor-parallel", "attention-flops"]
 # (module, topic, slug) order: M3/dist (ring-allreduce, zero-optimizer), M3/tp, M4/attn

@@ -29,7 +29,7 @@ from schemathesis.python import asgi as st_asgi
 from sqlmodel import Session
 
 from app.auth.users import create_user
-from app.core.db import init_db
+from app.models.migrate import init_db
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("PROOFDECK_FUZZ_EXAMPLES", "20"))  # per operation, per mode, per role

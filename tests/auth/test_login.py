@@ -14,8 +14,9 @@ from sqlmodel import Session, select
 from app.auth import security
 from app.auth.ratelimit import LoginLimiter
 from app.auth.users import create_user, login_for_token
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
 from app.models.card import utcnow
+from app.models.migrate import init_db
 from app.models.user import ApiToken, User
 from tests.utils.server import uvicorn_server
 

@@ -132,7 +132,8 @@ def test_workers_share_the_counts(database_url: str, cards_dir: Path) -> None:
 @pytest.fixture
 def served(database_url: str, cards_dir: Path, tmp_path: Path) -> Iterator[object]:
     """``proofdeck serve`` (the real command, real uvicorn) with alice; call it with extra env to start."""
-    from app.core.db import init_db, make_engine
+    from app.core.db import make_engine
+    from app.models.migrate import init_db
 
     engine = make_engine(database_url)
     init_db(engine)

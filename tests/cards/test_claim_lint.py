@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.cards.sync import SyncError, sync_cards
+from app.deck.sync import SyncError, sync_cards
 from app.models.card import Card, CardClaim
 
 SEED_CARD = Path(__file__).resolve().parents[2] / "cards" / "zero-sharding.md"

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.cards.cardfile import dump_card, load_card_file, load_card_text
-from app.cards.sync import SyncError, sync_cards
+from app.deck.sync import SyncError, sync_cards
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
 
 ROOT = Path(__file__).resolve().parents[2]

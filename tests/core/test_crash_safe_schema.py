@@ -22,9 +22,10 @@ from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
 
-import app.core.migrate as migrate
+import app.models.migrate as migrate
 from app.auth.users import create_user
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
+from app.models.migrate import init_db
 from tests.utils.db import fresh_database_url
 from tests.utils.server import ROOT
 

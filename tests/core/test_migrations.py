@@ -13,11 +13,12 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel, select
 
-import app.core.migrate as migrate
+import app.models.migrate as migrate
 from app.auth.users import create_user
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
 from app.main import create_app
 from app.models import ReviewLog
+from app.models.migrate import init_db
 
 
 def test_migrations_from_scratch_equal_the_models(database_url: str) -> None:

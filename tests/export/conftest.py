@@ -45,7 +45,7 @@ def generated_cards(tmp_path: Path, deck: list[CardDoc]) -> Path:
 @pytest.fixture
 def synced(engine: Engine, generated_cards: Path) -> Engine:
     """The generated deck synced into this test's database."""
-    from app.cards.sync import sync_cards
+    from app.deck.sync import sync_cards
 
     sync_cards(engine, generated_cards)
     return engine

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from app.auth.users import create_user
 from app.cards.cardfile import dump_card, load_card_file
-from app.cards.sync import sync_cards
 from app.cli.main import cli
+from app.deck.sync import sync_cards
 from app.export.obsidian_state import block_id, read_vault
 from app.models import clock
 from app.models.card import Card

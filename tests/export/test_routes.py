@@ -9,8 +9,8 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from app.cards.sync import sync_cards
 from app.cli.main import cli
+from app.deck.sync import sync_cards
 from tests.utils import srplugin
 
 

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from app.cards.bank_import import import_one
 from app.cards.cardfile import load_card_file
 from app.cards.schema import CardDoc, LangText
-from app.cards.sync import sync_cards
 from app.cli.main import cli
+from app.deck.sync import sync_cards
 from app.export.anki import write_package
 from app.export.deck import load_docs, load_verdicts
 from app.export.handbook import render_handbook

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from app.cards.cardfile import load_card_file
-from app.cards.sync import card_files
+from app.deck.sync import card_files
 from tests.utils.cards import write_cards
 from tests.utils.webdeck import fixture_deck
 

@@ -15,9 +15,10 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from app.cards.cardfile import content_hash
-from app.cards.sync import sync_cards
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
+from app.deck.sync import sync_cards
 from app.models import Card, CardFollowUp, CardSection
+from app.models.migrate import init_db
 from tests.utils.deckgen import write_deck
 from tests.utils.server import ROOT, free_port
 

@@ -19,7 +19,8 @@ from sqlmodel import Session
 
 from app.auth import cache
 from app.auth.users import create_user
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
+from app.models.migrate import init_db
 from app.review import queue
 from tests.utils.server import uvicorn_server
 

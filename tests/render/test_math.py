@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from app.cards.sync import sync_cards
+from app.deck.sync import sync_cards
 from app.render.markdown import math_spans, render_markdown
 from app.render.math import MATHML_NS, MathError, math_problems, render_math, tex_to_mathml
 from tests.utils.cards import make_card, write_cards

@@ -16,8 +16,8 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.cards.sync import sync_cards
 from app.core.db import write_lock
+from app.deck.sync import sync_cards
 from app.models import ItemState, ReviewItem, ReviewLog
 from app.review import errors
 from app.review.committer import GroupCommit

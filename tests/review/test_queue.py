@@ -19,8 +19,8 @@ from sqlalchemy import event, func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from app.cards.sync import sync_cards
 from app.core.db import make_engine
+from app.deck.sync import sync_cards
 from app.models import Card, ItemState, ReviewItem, clock
 from app.review import queue as queue_mod
 from app.review import service as srs

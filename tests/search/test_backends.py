@@ -10,8 +10,9 @@ from typing import Any
 import yaml
 from sqlalchemy.engine import Engine
 
-from app.cards.sync import load_deck, sync_cards
-from app.core.db import init_db, make_engine
+from app.core.db import make_engine
+from app.deck.sync import load_deck, sync_cards
+from app.models.migrate import init_db
 from app.search.index import index_cards
 from app.search.match import MatchResult, match, rank
 from app.search.offline import card_text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from app.cards.sync import load_deck
+from app.deck.sync import load_deck
 from app.export.handbook import render_handbook
 from app.search.index import index_cards
 from app.search.match import rank

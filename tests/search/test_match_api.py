@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from markupsafe import escape
 
-from app.cards.sync import sync_cards
+from app.deck.sync import sync_cards
 
 
 def ranked(client: TestClient, q: str, **params: Any) -> list[dict[str, Any]]:

@@ -62,7 +62,7 @@ def test_the_offline_handbook_ranks_in_the_browser(tmp_path: Any, page: Any) -> 
 
     from playwright.sync_api import expect
 
-    from app.cards.sync import load_deck
+    from app.deck.sync import load_deck
     from app.export.handbook import render_handbook
 
     root = Path(__file__).resolve().parents[2]

@@ -34,7 +34,7 @@ PAGE_ELEMENTS = frozenset({  # what base.html, _quiz_base.html and the page temp
     element("meta", charset="utf-8"), element("meta", name="viewport", content="width=device-width, initial-scale=1"),
     element("meta", name="color-scheme", content="light dark"), element("link", rel="icon", href="data:,"),
     element("link", rel="stylesheet", href="/static/proofdeck.css"),
-    element("link", rel="stylesheet", href="/quiz/assets/quiz.css"),
+    element("link", rel="stylesheet", href="/static/quiz.css"),
     element("form", class_="search", method="get", action="/", role="search"),
     element("form", method="post", action="/logout", class_="logout"),
     element("form", method="post", action="/logout/everywhere", class_="logout"),
@@ -159,11 +159,11 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
     for path in ("/quiz", "/quiz/stats"):
         r = c.get(path)
         assert r.status_code == 200 and r.url.path == path
-        assert_inert(r.text, path, scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")]
+        assert_inert(r.text, path, scripts=[({"src": "/static/quiz.js", "defer": ""}, "")]
                      if path == "/quiz" else [], allowed=PAGE_ELEMENTS)
     study = c.get("/quiz/study", params={"q": "script onerror javascript"})  # hostile titles in the study list
     assert study.status_code == 200 and 'id="study-cards"' in study.text
-    assert_inert(study.text, "/quiz/study", scripts=[({"src": "/quiz/assets/quiz.js", "defer": ""}, "")],
+    assert_inert(study.text, "/quiz/study", scripts=[({"src": "/static/quiz.js", "defer": ""}, "")],
                  allowed=PAGE_ELEMENTS)
     c.put("/api/review/settings", json={"new_per_day": 500}, headers=SAME_SITE)  # as quiz.js, from our page
     # what the quiz script puts into the page: every item's faces, and each card's chain

@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.cards.sync import sync_cards
+from app.deck.sync import sync_cards
 from app.models import ItemState, ReviewItem, ReviewLog
 from app.srs.items import faces, item_specs, pitfall_statements
 from tests.utils.review import engine_answer, engine_next

@@ -14,8 +14,8 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from app.auth.users import user_for_token
-from app.cards.sync import sync_cards
 from app.cli.main import cli
+from app.deck.sync import sync_cards
 from app.models import ReviewItem, ReviewLog, User, UserSettings
 from app.srs.optimize import MIN_REVIEWS, NotEnoughReviews, optimize_user
 from app.srs.scheduler import make_scheduler

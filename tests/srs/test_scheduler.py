@@ -17,7 +17,7 @@ import pytest
 from fsrs import Card, Rating, State
 from sqlalchemy.engine import Engine
 
-from app.cards.sync import sync_cards
+from app.deck.sync import sync_cards
 from app.review.errors import NotDue
 from app.srs.scheduler import as_utc, card_from_columns, make_scheduler, parse_rating, review
 from tests.utils.review import engine_answer, engine_next

@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from app.cards.sync import sync_cards
+from app.deck.sync import sync_cards
 from app.models import ReviewItem
 from app.srs.stats import streak, user_stats
 from tests.utils.review import engine_answer

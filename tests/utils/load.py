@@ -91,9 +91,10 @@ class LoadResult:
 def build_deck(folder: Path, database_url: str, *, cards: int, users: int) -> tuple[dict[str, str], list[int]]:
     """A generated deck (6 items a card), synced, and ``users`` users; returns ({user: token}, item ids)."""
     from app.auth.users import create_user, ensure_first_admin
-    from app.cards.sync import sync_cards
-    from app.core.db import init_db, make_engine
+    from app.core.db import make_engine
+    from app.deck.sync import sync_cards
     from app.models import ReviewItem
+    from app.models.migrate import init_db
     from tests.utils.deckgen import write_deck
 
     write_deck(folder, cards)

@@ -23,8 +23,8 @@ class SyncResult(BaseModel):
 @router.post("/sync")
 def sync(_admin: AdminUser, request: Request) -> SyncResult:
     """Sync the server's cards folder (all or nothing); review items follow, history kept."""
-    from app.cards.sync import SyncError, sync_cards
     from app.core.dblock import database_lock
+    from app.deck.sync import SyncError, sync_cards
 
     try:
         with database_lock(request.app.state.engine):  # a CLI sync or a starting worker goes first

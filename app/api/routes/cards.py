@@ -9,7 +9,6 @@ from fastapi import APIRouter, HTTPException, Query
 from app.api.deps import SessionDep
 from app.api.errors import errors
 from app.api.guards import NO_NUL
-from app.api.schemas.cards import CardDetail, CardsPublic
 from app.cards.catalog import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
@@ -23,6 +22,7 @@ from app.cards.catalog import (
     summary,
 )
 from app.cards.schema import DIFFICULTIES
+from app.schemas.cards import CardDetail, CardsPublic
 
 router = APIRouter(prefix="/api/cards", tags=["cards"])
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.api.deps import SessionDep
-from app.api.schemas.cards import GraphPublic
 from app.cards.catalog import link_graph
+from app.schemas.cards import GraphPublic
 
 router = APIRouter(prefix="/api/graph", tags=["graph"])
 

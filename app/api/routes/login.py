@@ -23,7 +23,7 @@ from app.auth.ratelimit import LINK, PASSWORD, LoginLimiter
 from app.auth.users import SESSION_COOKIE, issue_token, revoke_session, user_for_password, user_for_token
 from app.core.writes import run_write
 from app.models.user import User
-from app.pages.quiz import page_headers, templates
+from app.web.templating import page_headers, templates
 
 router = APIRouter(tags=["login"])
 REDIRECT: dict[int | str, dict[str, Any]] = {303: {"description": "Signed in (or out): go to the page asked for"}}
@@ -80,7 +80,7 @@ def _locked(request: Request, wait: int | None, target: str) -> HTMLResponse | N
 @router.get("/login", response_class=HTMLResponse,
             responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
 def login_page(request: Request, session: SessionDep, user: OptionalUser, token: str | None = None,
-               next: str | None = None) -> Response:  # noqa: A002
+               next: str | None = None) -> Response:
     if token is not None:
         found = user_for_token(session, token, kinds=("api",))  # a valid link always works
         if found is None:
@@ -100,7 +100,7 @@ def login_page(request: Request, session: SessionDep, user: OptionalUser, token:
 def login_password(request: Request, session: SessionDep,
                    username: Annotated[str, Form(min_length=1, max_length=64, pattern=NO_NUL)],
                    password: Annotated[str, Form(min_length=1, max_length=200)],
-                   next: Annotated[str, Form()] = "/quiz") -> Response:  # noqa: A002
+                   next: Annotated[str, Form()] = "/quiz") -> Response:
     limiter, address = _limiter(request), _address(request)
     if (locked := _locked(request, limiter.password_wait(session, username, address), next)) is not None:
         return locked

@@ -9,8 +9,8 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from app.api.deps import CurrentUser, SessionDep
 from app.api.errors import errors
 from app.api.guards import NO_NUL
-from app.api.schemas.cards import CardSummary, LabelPublic, LangTextPublic
-from app.api.schemas.match import FollowUpMatch, MatchHitPublic, MatchPublic, SnippetPublic
+from app.schemas.cards import CardSummary, LabelPublic, LangTextPublic
+from app.schemas.match import FollowUpMatch, MatchHitPublic, MatchPublic, SnippetPublic
 from app.search.index import LANG_FIELDS, CardRow
 from app.search.match import MAX_LIMIT, MAX_QUERY_CHARS, MatchQueryError, MatchResult, match
 from app.search.study import MAX_STUDY_CARDS, parse_slugs, study_items

@@ -12,7 +12,6 @@ from app.api.deps import CurrentUser, ReviewEngineDep, SessionDep, review_engine
 from app.api.errors import MAX_ID, IdPath, Offset, errors
 from app.api.fastjson import FastJSON
 from app.api.guards import NO_NUL
-from app.auth.csrf import is_json
 from app.core.jsontypes import JsonInt
 from app.models.review import ReviewLog
 from app.models.user import SettingsPublic, SettingsUpdate, UserSettings
@@ -22,6 +21,7 @@ from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it l
 from app.srs.prefs import settings_for
 from app.srs.scheduler import InvalidRating, now_utc
 from app.srs.stats import user_stats
+from app.web.csrf import is_json
 
 router = APIRouter(prefix="/api/review", tags=["review"], responses=errors(401, 422))
 

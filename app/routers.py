@@ -9,7 +9,7 @@ from app.api.routes import admin, cards, exports, graph, health, login, match, o
 from app.pages import quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
-from app.pages.templating import STATIC_DIR
+from app.web.templating import STATIC_DIR
 
 # Matched in this order. The review router first: GET next / POST review are the hot paths, and its
 # /api/review prefix overlaps no other router. Exports before cards: its GET /api/cards/{slug}.md must

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.cards.schema import Difficulty
+from app.core.vocab import Difficulty
 
 
 # Both languages of a short text (titles, link titles).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.api.schemas.cards import CardSummary, LangTextPublic
+from app.schemas.cards import CardSummary, LangTextPublic
 
 
 class SnippetPublic(BaseModel):

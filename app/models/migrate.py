@@ -15,6 +15,8 @@ from sqlalchemy import inspect, literal_column, select, table
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
+from app.core.dblock import database_lock
+
 log = logging.getLogger("proofdeck")
 MIGRATIONS_DIR = Path(__file__).resolve().parents[1] / "migrations"
 
@@ -113,3 +115,12 @@ def ensure_schema(engine: Engine) -> None:
             _run(conn, "stamp", "head")
             return
         _run(conn, "upgrade", "head")
+
+
+def init_db(engine: Engine) -> None:
+    """Bring the database to the current schema (Alembic migrations; an empty one gets it whole), one
+    process at a time (``app.core.dblock``: several workers or hosts may start together)."""
+    if current_revision(engine) == head_revision():
+        return
+    with database_lock(engine, waiting=lambda msg: log.info("%s", msg)):
+        ensure_schema(engine)

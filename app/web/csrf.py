@@ -106,8 +106,7 @@ class SameOriginOnly:
             await self.app(scope, receive, send)
             return
         status, detail = refused
-        from app.pages.errors import wants_html
-        from app.pages.templating import render_page
+        from app.web.templating import render_page, wants_html
 
         request = Request(scope, receive)
         if wants_html(request):

@@ -1,0 +1,1 @@
+"""The one page stack: Jinja2 templates, the Content-Security-Policy builder, the static folder."""

@@ -1,0 +1,54 @@
+"""The package layers of docs/architecture.md, checked by import-linter (``.importlinter``), and the
+scheduling domain importable without the web stack."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+pytestmark = pytest.mark.db_independent
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(LINT_IMPORTS), "--config", str(root / ".importlinter"), "--no-cache"],
+                          cwd=root, capture_output=True, text=True, timeout=300,
+                          env={"PATH": str(LINT_IMPORTS.parent), "PYTHONPATH": str(root)})
+
+
+def test_the_import_contracts_hold() -> None:
+    out = _lint(ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "2 kept, 0 broken" in out.stdout
+
+
+@pytest.mark.parametrize(("module", "line", "broken"), [
+    ("app/core/vocab.py", "import app.review.engine", "app.core is not allowed to import app.review"),
+    ("app/srs/prefs.py", "import fastapi", "app.srs"),  # the pure domain picks up the web stack
+    ("app/cards/catalog.py", "import app.deck.sync", "app.cards is not allowed to import app.deck"),
+])
+def test_a_new_upward_import_breaks_the_contract(tmp_path: Path, module: str, line: str, broken: str) -> None:
+    """Mutations: one import that climbs a layer (a cycle in the making) fails the check."""
+    shutil.copytree(ROOT / "app", tmp_path / "app", ignore=shutil.ignore_patterns("__pycache__", "static"))
+    shutil.copy(ROOT / ".importlinter", tmp_path / ".importlinter")
+    target = tmp_path / module
+    target.write_text(target.read_text(encoding="utf-8") + f"\n{line}  # noqa\n", encoding="utf-8")
+    out = _lint(tmp_path)
+    assert out.returncode != 0 and broken in out.stdout, out.stdout
+
+
+def test_the_scheduling_domain_imports_without_the_web_stack() -> None:
+    code = ("import sys\n"
+            "import app.srs.due, app.srs.drills, app.srs.items, app.srs.optimize, app.srs.prefs, "
+            "app.srs.scheduler, app.srs.stats\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'fastapi', 'starlette', 'uvicorn', 'torch'}), "
+            "sorted(m for m in sys.modules if m.startswith(('app.review', 'app.api', 'app.pages', 'app.web'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         check=True)
+    assert out.stdout.strip() == "[] []"
