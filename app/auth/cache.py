@@ -24,9 +24,8 @@ from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import Session
 
-from app.auth import sessions
-from app.auth.security import hash_token, token_matches
-from app.auth.users import _login_statement
+from app.auth import sessions, users
+from app.auth.security import hash_token
 from app.core.writes import run_write
 from app.models.user import ApiToken, User, UserSettings
 from app.srs.prefs import Prefs
@@ -116,17 +115,13 @@ def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[U
 
 
 def _load(engine: Engine, token: str) -> Entry | None:
-    if not token or len(token) > 256:
-        return None
     generation = _generation
     with Session(engine) as session:
-        row = session.exec(_login_statement(), params={"digest": hash_token(token)}).first()
-        if row is None or not token_matches(token, row[0].token_hash):
+        row = users.find_token(session, token)
+        if row is None:
             return None
         api_token, user, st = row
         left = sessions.remaining_s(api_token)  # a session is cached no longer than it lives
-        if left is not None and left <= 0:
-            return None
         settings = {c: getattr(st, c) for c in _SETTINGS_COLS} if st is not None else None
         entry: Entry = (time.monotonic() + min(TTL, left if left is not None else TTL), api_token.kind,
                         {c: getattr(user, c) for c in _USER_COLS},

@@ -68,20 +68,29 @@ def _login_statement() -> Any:
             .where(ApiToken.token_hash == bindparam("digest")))
 
 
-def login_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("api", "session")
-                    ) -> tuple[User, UserSettings | None] | None:
-    """The user behind a token and their review settings, in one query (every request does this)."""
+def find_token(session: Session, token: str) -> tuple[ApiToken, User, UserSettings | None] | None:
+    """The one token lookup (the login route and the sign-in cache both use it): the stored token, its user
+    and their review settings, in one query; None for an unknown, mismatched or expired token."""
     if not token or len(token) > 256:
         return None
     row = session.exec(_login_statement(), params={"digest": hash_token(token)}).first()
     if row is None:
         return None
     api_token, user, user_settings = row
-    if api_token.kind not in kinds or not token_matches(token, api_token.token_hash):
+    if not token_matches(token, api_token.token_hash):
         return None
     if (left := remaining_s(api_token)) is not None and left <= 0:
         return None  # an expired web session
-    return user, user_settings
+    return api_token, user, user_settings
+
+
+def login_for_token(session: Session, token: str, *, kinds: tuple[str, ...] = ("api", "session")
+                    ) -> tuple[User, UserSettings | None] | None:
+    """The user behind a token of one of ``kinds`` and their review settings (:func:`find_token`)."""
+    found = find_token(session, token)
+    if found is None or found[0].kind not in kinds:
+        return None
+    return found[1], found[2]
 
 
 def user_for_password(session: Session, username: str, password: str) -> User | None:
