@@ -19,25 +19,35 @@ Later steps of the daily loop (undo, bury, suspend) are methods of this class an
 
 How ``next`` and an answer are served
 -------------------------------------
-``GET /api/review/next`` is answered from memory. Per engine, a queue registry (``app/review/queue.py``)
-holds an index of the deck's live items (new-item order, the card's slug, titles and text) and, per
-(user, language), the user's live states sorted by due time and the count of new items answered today. It is
-built from the database on first use (one snapshot: the rows and the revisions they reflect) and kept exact
-by this process's own answers, which are applied to it after their commit. Another process's writes (a
-second worker, the CLI) bump the change clock (``app/models/clock.py``) in their own transaction; a queue
-not checked for a second re-reads the two revisions it depends on (one indexed query) and is rebuilt when
-either moved. So ``next`` costs no query unless the queue is due a check or the item is a drill (its numbers
-are stored as a showing).
+The two hot routes are built for the daily loop; both go through this class.
 
-``POST /api/review`` parses the body, checks what no database state can make valid, and hands the answer
-to group commit (``app/review/committer.py``), which waits three event-loop turns for answers already on
-the wire, then grades them all in one transaction (``app/review/grading.py``: a few statements for the
-whole batch, FSRS per answer in arrival order, one executemany per table, the users' clock bumps) and
-commits. Only then are the queues updated and each answer acknowledged. On SQLite a batch runs on the event
-loop when no lock is in the way (a few ms of CPU, no thread hop), else in a worker thread; the write lock
-(``app/core/db.py``) queues writers in Python and ``BEGIN IMMEDIATE`` takes the database lock before the
-first read. The answer path never trusts a queue: it re-reads the state in its transaction (409 when not
-due), and a retried Idempotency-Key returns the first response.
+- *``GET /api/review/next`` reads no database.* Each server process keeps, per user and language, the
+  user's live FSRS states sorted by due time and the count of new items answered today, next to one
+  in-memory index of the deck's live items (``app/review/queue.py``). It is built from the database on first
+  use and kept exact by this process's own answers and syncs. Writes by *other* processes (a second
+  worker, the CLI) bump a revision in the ``changeclock`` table (migration 0004) inside their transaction;
+  a queue re-reads its two revisions (one indexed query) when it is more than a second old and rebuilds
+  if one moved. So another process's answer shows up here within a second; the answer path never trusts
+  the queue (it re-reads the state under the write lock and says 409 if the item is not due). A script
+  that edits review state with raw SQL must bump ``user:<id>`` (or ``deck``) the same way
+  (``app.models.clock.bump``, as ``bench/review.py`` does), or servers keep their queue until a sync or restart.
+- *Answers are group-committed.* ``POST /api/review`` hands its answer to the engine's batcher
+  (``app/review/committer.py``), which waits three event-loop turns for answers already on the wire, then
+  grades them all in one transaction (``app/review/grading.py``: a few statements for the whole batch, FSRS per
+  answer in arrival order, one executemany per table). Each answer gets its own outcome (a bad one does
+  not fail the others; a retried key, even inside the same batch, gets the first response) and its
+  response is sent only after the commit. On SQLite the batch runs right on the event loop when no
+  writer holds the lock (``try_write_now``, busy timeout 0), else in a worker thread; on PostgreSQL always
+  in a thread. SQLite writers start with ``BEGIN IMMEDIATE``, so what a batch reads cannot change under it.
+- *No stalls on the loop.* While the server runs, SQLite's WAL checkpoints happen in a background thread
+  (``app/core/checkpointer.py``), not inside a commit; the objects that live as long as the process
+  (imports, the deck index) are frozen out of the garbage collector's full collections
+  (``app/core/memory.py``), and the queue keeps states as plain tuples it never has to scan. Both hot
+  routes take the request alone (sign-in from the per-process cache as an immutable value, the body
+  checked by pydantic, orjson responses): FastAPI's dependency solving cost more than their own work.
+
+The two hot routes call :func:`app.api.deps.review_engine` and ``signed_in`` themselves rather than through
+``Depends`` for that reason; every other review route takes ``ReviewEngineDep``.
 """
 
 from __future__ import annotations
