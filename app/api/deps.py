@@ -48,7 +48,8 @@ async def optional_user(request: Request) -> User | None:
         found = await run_in_threadpool(auth_cache.login, engine, token)
     if found is None:
         return None
-    return found[0]
+    user: User = found[0]
+    return user
 
 
 async def signed_in(request: Request) -> auth_cache.SignedIn:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -100,7 +100,7 @@ def signed_in(engine: Engine, token: str) -> SignedIn | None:
     """:class:`SignedIn` behind ``token`` (None when unknown); a miss reads and caches it."""
     found = cached_signed_in(engine, token)
     if found is not MISS:
-        return found
+        return cast(SignedIn | None, found)
     entry = _load(engine, token)
     return entry[4] if entry is not None and entry[1] in KINDS else None
 
@@ -109,7 +109,7 @@ def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[U
     """(user, settings) behind ``token`` (None when unknown or of another kind); a miss reads and caches it."""
     found = cached_login(engine, token, kinds)
     if found is not MISS:
-        return found
+        return cast(tuple[User, UserSettings | None] | None, found)
     entry = _load(engine, token)
     return _answer(entry, kinds) if entry is not None else None
 
@@ -121,6 +121,7 @@ def _load(engine: Engine, token: str) -> Entry | None:
         if row is None:
             return None
         api_token, user, st = row
+        assert user.id is not None
         left = sessions.remaining_s(api_token)  # a session is cached no longer than it lives
         settings = {c: getattr(st, c) for c in _SETTINGS_COLS} if st is not None else None
         entry: Entry = (time.monotonic() + min(TTL, left if left is not None else TTL), api_token.kind,

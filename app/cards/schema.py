@@ -11,7 +11,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from app.core.vocab import DIFFICULTIES, Difficulty  # noqa: F401  (card files name them from here)
+from app.core.vocab import DIFFICULTIES as DIFFICULTIES  # re-exported: card files name them from here
+from app.core.vocab import Difficulty as Difficulty
 
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 ITEM_ID_RE = SLUG_RE

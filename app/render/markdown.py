@@ -76,7 +76,7 @@ def render_markdown(text: str) -> str:
     """Safe HTML for one Markdown text (a section in one language, a question, an answer)."""
     if not text:
         return ""
-    return _parser().render(text)
+    return str(_parser().render(text))
 
 
 def math_spans(text: str) -> list[tuple[str, bool]]:

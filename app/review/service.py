@@ -18,15 +18,7 @@ from sqlmodel import Session, col, select
 from app.core.writes import run_write
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
-from app.review.errors import (  # noqa: F401  (re-exported: the routes and tests catch them from here)
-    BadAnswer,
-    ItemNotFound,
-    KeyReused,
-    NotDue,
-    ReviewError,
-    ShowingNotFound,
-    ShowingUsed,
-)
+from app.review.errors import ItemNotFound
 from app.review.grading import state_public
 from app.review.queue import Pick
 from app.srs import drills

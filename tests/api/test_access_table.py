@@ -45,11 +45,11 @@ def readme_rows() -> list[Row]:
 
 
 def app_routes(app: FastAPI) -> set[tuple[str, str]]:
-    out = set()
+    out: set[tuple[str, str]] = set()
     for route in iter_route_contexts(app.router.routes):
         methods = getattr(route, "methods", None)  # a Mount (/static) has none
         if methods and route.path not in NOT_ROUTES:
-            out.update((m, route.path) for m in methods if m != "HEAD")
+            out.update((str(m), str(route.path)) for m in methods if m != "HEAD")
     return out
 
 
@@ -131,7 +131,7 @@ class World:
         url = re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]), row.path)
         self.client.cookies.clear()  # only the role's Bearer token speaks (POST /login sets a cookie)
         r = self.client.request(row.method, url, headers=self.headers[role], follow_redirects=False, **kwargs)
-        return r.status_code
+        return int(r.status_code)
 
 
 def test_every_cell_of_the_table(client: TestClient) -> None:

@@ -3,6 +3,7 @@ and never reach the server's logs (a real uvicorn at --log-level info)."""
 
 from __future__ import annotations
 
+import hmac
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -53,8 +54,10 @@ def clock(client: TestClient) -> Clock:
 
 
 def _login(client: TestClient, username: str, password: str) -> httpx.Response:
-    return client.post("/login", data={"username": username, "password": password}, follow_redirects=False,
-                       headers={"Origin": "http://testserver"})  # as a browser's form does
+    response: httpx.Response = client.post("/login", data={"username": username, "password": password},
+                                           follow_redirects=False,
+                                           headers={"Origin": "http://testserver"})  # as a browser's form does
+    return response
 
 
 def test_password_guessing_is_locked_out_with_retry_after(client: TestClient, users: dict[str, str],
@@ -122,7 +125,7 @@ def test_tokens_are_looked_up_by_hash_and_compared_in_constant_time(
             compared.append((a, b))
             return a == b
 
-        monkeypatch.setattr(security.hmac, "compare_digest", spy)
+        monkeypatch.setattr(hmac, "compare_digest", spy)
         found = login_for_token(s, users["alice"])
         assert found is not None and found[0].username == "alice"
         assert compared == [(security.hash_token(users["alice"]), security.hash_token(users["alice"]))]

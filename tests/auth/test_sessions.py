@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -31,7 +32,7 @@ def _log_in(client: TestClient) -> str:
     r = client.post("/login", data={"username": "alice", "password": PASSWORD}, follow_redirects=False,
                     headers={"Origin": "http://testserver"})  # as a browser's form does
     assert r.status_code == 303
-    return r.cookies[SESSION_COOKIE]
+    return str(r.cookies[SESSION_COOKIE])
 
 
 def _cookie(value: str) -> dict[str, str]:
@@ -40,7 +41,7 @@ def _cookie(value: str) -> dict[str, str]:
 
 def _me(client: TestClient, cookie: str) -> int:
     client.cookies.clear()
-    return client.get("/api/users/me", headers=_cookie(cookie)).status_code
+    return int(client.get("/api/users/me", headers=_cookie(cookie)).status_code)
 
 
 def _age(client: TestClient, *, created_days: float, used_days: float | None) -> None:
@@ -114,8 +115,8 @@ def test_the_sign_in_cache_keeps_a_session_no_longer_than_it_lives(client: TestC
     _age(client, created_days=90 - 1 / 86400 * 30, used_days=0.01)  # 30 s left
     monkeypatch.setattr(auth_cache, "TTL", 3600.0)  # the cache alone would keep it an hour
     assert _me(client, cookie) == 200
-    later = auth_cache.time.monotonic() + 31
-    monkeypatch.setattr(auth_cache.time, "monotonic", lambda: later)
+    later = time.monotonic() + 31
+    monkeypatch.setattr(time, "monotonic", lambda: later)
     monkeypatch.setattr("app.auth.sessions.utcnow", lambda: utcnow() + timedelta(seconds=31))
     assert _me(client, cookie) == 401
 

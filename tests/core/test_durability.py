@@ -19,7 +19,7 @@ LEVELS = {"OFF": 0, "NORMAL": 1, "FULL": 2, "EXTRA": 3}
 def _documented() -> str:
     found = re.findall(r"`PRAGMA synchronous=(\w+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
     assert len(set(found)) == 1, f"the README must name one synchronous mode, found {found}"
-    return found[0]
+    return str(found[0])
 
 
 def test_every_connection_uses_the_synchronous_mode_the_readme_names(tmp_path: Path,

@@ -32,6 +32,7 @@ def test_own_forms_work_and_another_port_is_refused(live_server: str, database_u
         with Session(engine) as s, s.begin():
             user, _token = create_user(s, "tess", password=PASSWORD)
             uid = user.id
+            assert uid is not None
         page.goto(f"{live_server}/login")  # the password form
         page.fill("#username", "tess")
         page.fill("#password", PASSWORD)

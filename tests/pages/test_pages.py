@@ -18,8 +18,8 @@ HTML = {"accept": "text/html"}
 def test_index_groups_cards_by_module_then_topic(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200
-    assert r.template.name == "index.html"  # type: ignore[attr-defined]
-    groups = r.context["groups"]  # type: ignore[attr-defined]
+    assert r.template.name == "index.html"
+    groups = r.context["groups"]
     assert [(m.label.code, [(t.label.code, [c.slug for c in t.cards]) for t in m.topics]) for m in groups] == [
         ("M3", [("dist", ["ring-allreduce", "zero-optimizer"]), ("tp", ["tensor-parallel"])]),
         ("M4", [("attn", ["attention-flops"])]),
@@ -42,7 +42,7 @@ def test_index_search_is_a_get_form_with_filters(client: TestClient) -> None:
 
 def test_index_search_ranks_chinese_questions(client: TestClient) -> None:
     r = client.get("/", params={"q": "优化器状态"})
-    hits = r.context["hits"]  # type: ignore[attr-defined]
+    hits = r.context["hits"]
     assert hits[0].card.slug == "zero-optimizer"  # ranked by app.search (tests/search has the details)
     assert 'value="优化器状态"' in r.text
     assert f"4 张中匹配 {len(hits)} 张" in r.text and f"{len(hits)} of 4 cards match" in r.text
@@ -66,8 +66,8 @@ def test_index_bad_filter_says_so(client: TestClient) -> None:
 def test_card_page_renders_every_part(client: TestClient) -> None:
     r = client.get("/cards/zero-optimizer")
     assert r.status_code == 200
-    assert r.template.name == "card.html"  # type: ignore[attr-defined]
-    assert r.context["card"].slug == "zero-optimizer"  # type: ignore[attr-defined]
+    assert r.template.name == "card.html"
+    assert r.context["card"].slug == "zero-optimizer"
     html = r.text
     assert '<span class="lang-zh title-zh" lang="zh">ZeRO 显存分片</span>' in html
     assert '<span class="lang-en title-en" lang="en">ZeRO memory sharding</span>' in html
@@ -120,7 +120,7 @@ def test_card_page_has_a_strict_content_security_policy(client: TestClient) -> N
 def test_unknown_card_page_is_an_html_404(client: TestClient) -> None:
     r = client.get("/cards/no-such-card")
     assert r.status_code == 404
-    assert r.template.name == "error.html"  # type: ignore[attr-defined]
+    assert r.template.name == "error.html"
     assert "no card with slug &#39;no-such-card&#39;" in r.text
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, delete
+from sqlmodel import Session, col, delete
 
 from app.deck.sync import sync_cards
 from app.models.review import ItemState, ReviewLog
@@ -107,8 +107,8 @@ def test_engine_write_is_seen_by_a_second_process(engine: Engine, tmp_path: Path
     assert second.next(uid, later)["due_now"] == 1
 
     def forget(s: Session) -> None:  # e.g. a reset of the user's progress
-        s.exec(delete(ReviewLog).where(ReviewLog.user_id == uid))  # type: ignore[call-overload]
-        s.exec(delete(ItemState).where(ItemState.user_id == uid))  # type: ignore[call-overload]
+        s.exec(delete(ReviewLog).where(col(ReviewLog.user_id) == uid))
+        s.exec(delete(ItemState).where(col(ItemState.user_id) == uid))
 
     review_engine(engine).write(uid, forget)
     assert (second.next(uid, later)["due_now"], second.next(uid, later)["new_left"]) == (0, 2)

@@ -206,8 +206,8 @@ def test_quiz_pages_and_every_item(site: Site) -> None:
 
 NOTE_PARSER = (MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
                .use(dollarmath_plugin, allow_space=False, allow_digits=True, double_inline=True))
-NOTE_PARSER.validateLink = lambda url: True  # a lenient renderer: every link target is kept ...
-NOTE_PARSER.normalizeLink = lambda url: url  # ... as written (entities and escapes decoded)
+NOTE_PARSER.validateLink = lambda url: True  # type: ignore[method-assign]  # a lenient renderer: every link target is kept ...
+NOTE_PARSER.normalizeLink = lambda url: url  # type: ignore[method-assign]  # ... as written (entities and escapes decoded)
 
 
 def tokens(text: str) -> Iterator[Token]:

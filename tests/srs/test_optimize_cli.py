@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fsrs import Card, Rating
@@ -41,7 +42,8 @@ def _seed(engine: Engine, tmp_path: Path, n_cards: int, reviews_per_item: int) -
     with Session(engine) as s:
         uid = s.exec(select(User).where(User.username == "olga")).one().id
         items = [i.id for i in s.exec(select(ReviewItem))]
-    rng, sched, rows = random.Random(0), make_scheduler(fuzz=False), []
+    rows: list[Any] = []
+    rng, sched = random.Random(0), make_scheduler(fuzz=False)
     for n, item in enumerate(items):
         card, t = Card(card_id=item or 0), datetime(2025, 1, 1, tzinfo=UTC) + timedelta(days=n % 30)
         for k in range(reviews_per_item):

@@ -14,7 +14,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from fsrs import Card, Rating, State
+from fsrs import Card, Rating, Scheduler, State
 from sqlalchemy.engine import Engine
 
 from app.deck.sync import sync_cards
@@ -26,7 +26,7 @@ from tests.utils.srs_cards import make_card, new_user_id, write_deck
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-def _sched():  # type: ignore[no-untyped-def]
+def _sched() -> Scheduler:
     return make_scheduler(fuzz=False)
 
 

@@ -43,6 +43,7 @@ def test_drill_through_the_api(client: TestClient) -> None:
         user_id = user.id
     with Session(engine) as s:
         item, card = s.exec(select(ReviewItem, Card).join(Card).where(ReviewItem.key == "bubble-fraction")).one()
+        assert user_id is not None
         view = item_view(s, user_id, item, card, None)  # what GET /api/review/next shows for this drill
     assert view["unit"] == "%" and view["showing_id"] and view["back"] is None
     found = re.search(r"p = (\d+) stages, m = (\d+)", view["front"]["en"])

@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.deck.sync import sync_cards
 from app.models import ReviewItem
@@ -30,7 +30,7 @@ def test_user_stats(engine: Engine, tmp_path: Path) -> None:
                                                         make_card("b", follow_ups=0, pitfalls=(0, 0))]))
     uid = new_user_id(engine, "ana")
     with Session(engine) as s:
-        a, b = (i.id or 0 for i in s.exec(select(ReviewItem).order_by(ReviewItem.position)))
+        a, b = (i.id or 0 for i in s.exec(select(ReviewItem).order_by(col(ReviewItem.position))))
     # Easy on day 0 (→ Review, due in 8 days); on day 8, a Good and an Again: two review-state answers
     for item in (a, b):
         out = engine_answer(engine, uid, item_id=item, rating=4, now=T0, fuzz=False)

@@ -1,5 +1,7 @@
 """Known values of the ledger: ZeRO paper Figure 1, padding, ring volumes."""
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,7 +24,7 @@ def test_figure_1_exact() -> None:
 
 def test_components_and_padding() -> None:
     assert ledger.padded_numel(sizes=[5, 8, 3], n=4) == 8 + 8 + 4
-    kw = {"psi": 16.0, "n": 4, "psi_pad": 20.0}
+    kw: dict[str, Any] = {"psi": 16.0, "n": 4, "psi_pad": 20.0}
     assert ledger.param_bytes(stage="ddp", **kw) == 32  # replicated, never padded
     assert ledger.param_bytes(stage="zero1", **kw) == 40
     assert ledger.param_bytes(stage="zero3", **kw) == 10

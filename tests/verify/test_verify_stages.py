@@ -32,7 +32,7 @@ def test_fp32_stages_match_single_process_adam(world: int) -> None:
     expected = single_process_reference(dims, steps=STEPS, world=world, dtype=torch.float32)
     for stage, got in masters.items():
         for layer, (g, e) in enumerate(zip(got, expected, strict=True)):
-            torch.testing.assert_close(g, e, msg=lambda m, s=stage, i=layer: f"{s} layer {i}: {m}")
+            torch.testing.assert_close(g, e, msg=lambda m, s=stage, i=layer: f"{s} layer {i}: {m}")  # type: ignore[misc]
 
 
 @pytest.mark.slow
@@ -46,6 +46,6 @@ def test_bf16_stages_agree_and_track_single_process_adam() -> None:
     expected = single_process_reference(dims, steps=STEPS, world=world, dtype=torch.bfloat16)
     for stage, got in masters.items():
         for g, d in zip(got, masters["ddp"], strict=True):
-            torch.testing.assert_close(g, d, rtol=0, atol=0, msg=lambda m, s=stage: f"{s} vs ddp: {m}")
+            torch.testing.assert_close(g, d, rtol=0, atol=0, msg=lambda m, s=stage: f"{s} vs ddp: {m}")  # type: ignore[misc]
         for g, e in zip(got, expected, strict=True):
             torch.testing.assert_close(g, e, rtol=0, atol=STEPS * 2 * 1e-3)
