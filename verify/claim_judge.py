@@ -18,15 +18,16 @@ from verify.asserts import AssertError, Parsed, parse
 from verify.checks.registry import Verdict, run_check
 from verify.claims import Claim, stale_parts
 from verify.judge import Judgement, judge_parsed, ledger_expr
-from verify.textnums import Statement, matches, statements
+from verify.textnums import Statement, is_notation, matches, statements
 from verify.vocabulary import UNITS
 
-QUANTITATIVE = ("multiplier", "percent", "size", "psi", "bytes", "formula", "number")
+QUANTITATIVE = ("multiplier", "percent", "size", "psi", "bytes", "formula", "number", "sci")
 
 
 def quoted_statements(claim: Claim) -> list[Statement]:
     """The quantitative statements in the claim's quoted texts (zh and en)."""
-    return [st for text in (claim.text_zh, claim.text_en) for st in statements(text) if st.kind in QUANTITATIVE]
+    return [st for text in (claim.text_zh, claim.text_en) for st in statements(text)
+            if st.kind in QUANTITATIVE and not is_notation(st)]
 
 
 def stated_values(parsed: Parsed) -> list[sp.Expr]:
