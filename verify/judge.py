@@ -212,16 +212,18 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
     fixed = [a.fixed for a in parsed.atoms.values()]
     if family == "zero" and evidence is None:
         return []
-    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
-        # a quantity at fixed values (a worked example: Ψ = 7.5B) is calculated from the ledger: the sweep and
-        # the Gloo probe ran at their own Ψ and M (the checkpointing runs cover each k they are asked for)
-        return []
     if family in RERUNNABLE and all(fixed):
         return [Config("at the claim's values", {})]
     try:
-        return FAMILIES[family](evidence)
+        configs = FAMILIES[family](evidence)
     except LookupError:
         return []
+    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
+        # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
+        # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
+        want = {k: sp.sympify(x) for f in fixed for k, x in f}
+        return [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+    return configs
 
 
 def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[str]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from verify.vocabulary import SYMBOLS
 
@@ -64,6 +65,10 @@ def parse_tex(tex: str) -> sp.Expr | None:
         return None
     if not isinstance(expr, sp.Expr):
         return None
+    # "\Psi_u(1-1/N)": the parser reads a symbol before parentheses as a function; a vocabulary symbol multiplies
+    expr = expr.replace(lambda e: isinstance(e, AppliedUndef) and re.sub(r"[{}]", "", e.func.__name__) in SYMBOLS
+                        and len(e.args) == 1,
+                        lambda e: SYMBOLS[re.sub(r"[{}]", "", e.func.__name__)] * e.args[0])
     names = {x: re.sub(r"[{}]", "", x.name) for x in expr.free_symbols if isinstance(x, sp.Symbol)}
     return expr.xreplace({x: SYMBOLS[n] for x, n in names.items() if n in SYMBOLS}).doit()
 
