@@ -69,6 +69,7 @@ SYMBOL_SPECS = (
     SymbolSpec("beta", "β, link bandwidth (bytes/s) in the α-β model", integer=False),
     SymbolSpec("F", "achieved compute (FLOP/s)", integer=False),
     SymbolSpec("B", "PCIe bandwidth (bytes/s)", integer=False),
+    SymbolSpec("T", "tokens per GPU per step", integer=False),
     SymbolSpec("C", "DDP bucket cap (bytes)"),
     SymbolSpec("C_1", "DDP first-bucket cap (bytes)"),
 )
@@ -717,6 +718,10 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     # ---- the α-β cost model and ZeRO-Offload's break-even (arithmetic)
     Quantity("alpha_beta_time", ("collective",), "s", "calculated",
              "α-β time: ring steps·α + ring bytes/β; binomial-tree broadcast ⌈log₂N⌉(α + M/β)", _alpha_beta),
+    Quantity("offload_compute_time", (), "s", "calculated", "GPU forward + backward time per step: 6TΨ/F",
+             lambda: off.compute_seconds(tokens=SYMBOLS["T"], psi=Psi, flops_per_s=SYMBOLS["F"])),
+    Quantity("offload_pcie_time", ("pcie",), "s", "calculated", "PCIe time per step: 4Ψ/B in series, 2Ψ/B overlapped",
+             lambda d: off.pcie_step_seconds(psi=Psi, pcie_bytes_per_s=SYMBOLS["B"], overlapped=d == "overlapped")),
     Quantity("offload_breakeven_tokens", ("pcie",), "tokens", "calculated",
              "tokens per GPU per step at which 6TΨ/F equals the PCIe time 4Ψ/B (2Ψ/B overlapped)",
              lambda d: off.breakeven_tokens(flops_per_s=SYMBOLS["F"], pcie_bytes_per_s=SYMBOLS["B"],
