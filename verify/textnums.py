@@ -37,7 +37,7 @@ _TEX_SCI = re.compile(_NUM + r"\s*\\times\s*10\^\{?(-?\d+)\}?")  # 3.40\times10^
 _PLAIN = [
     ("multiplier", re.compile(_NUM + r"\s*(?:×|x\b|倍)")),
     ("percent", re.compile(_NUM + r"\s*%")),
-    ("size", re.compile(_NUM + r"\s*(GB/s|Gbps|GiB|GB|MB|MiB|TB|KB|ms|B(?=\b|[^A-Za-z]))")),
+    ("size", re.compile(r"(?<![A-Za-z0-9.])" + _NUM + r"\s*(GB/s|Gbps|GiB|GB|MB|MiB|TB|KB|ms|B(?=\b|[^A-Za-z]))")),
     ("psi", re.compile(_NUM + r"\s*Ψ(?:\s*/\s*N)?")),
     ("bytes", re.compile(_NUM + r"[- ]?byte")),
 ]

@@ -180,6 +180,22 @@ def _pipeline_configs(_ev: Any) -> list[Config]:
             PIPELINE_CASES]
 
 
+def _stage_configs(_ev: Any) -> list[Config]:
+    """Every stage s (0 = the first) of every simulated schedule case."""
+    return [Config(f"p={p_} m={m_} v={v_} s={st}", {"p": p_, "m": m_, "v": v_, "t_f": 1, "t_b": 2, "s": st})
+            for p_, m_, v_ in PIPELINE_CASES for st in range(p_)]
+
+
+def _stage_in_flight(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    from verify.sim.pipeline import simulate
+
+    at = cfg.values
+    if "s" not in at or args[0] == "interleaved":
+        return None
+    run = simulate(_SCHEDULE[args[0]], p=int(at["p"]), m=int(at["m"]))
+    return sp.Integer(run.peak_in_flight[int(at["s"])]), {}
+
+
 def _simulated(read: Callable[[Any], Any]) -> Measure:
     def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
         from verify.sim.pipeline import simulate
@@ -611,6 +627,9 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "micro-batches the last stage holds at its peak: GPipe m, 1F1B min(1, m)",
              lambda sch: _in_flight(sch, p - 1),
              "pipeline", _simulated(lambda run: run.peak_in_flight[-1])),
+    Quantity("in_flight_stage", ("schedule",), "micro-batches", "simulated",
+             "micro-batches whose activations stage s (0 = the first) holds at its peak: GPipe m, 1F1B min(p − s, m)",
+             lambda sch: _in_flight(sch, s), "pipeline_stage", _stage_in_flight),
     # ---- activation checkpointing (verify.formulas.checkpointing; units = one layer's saved activation)
     Quantity("checkpoint_peak_units", (), "layer activations", "measured",
              "saved activations at the peak with k segments over L layers: (k−1) + L/k (profiler, ± ½ unit)",
@@ -732,7 +751,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
 FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs,
                                    "checkpoint": _checkpoint_configs, "gloo": _gloo_configs, "ring": _ring_configs,
                                    "numerics": _numerics_configs, "tp": _tp_configs,
-                                   "fsdp": _fsdp_configs, "ddp": _ddp_configs}
+                                   "fsdp": _fsdp_configs, "ddp": _ddp_configs, "pipeline_stage": _stage_configs}
 # families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
 RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
