@@ -124,7 +124,7 @@ def _equal(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
             conditions.append(f"only when {x} = {', '.join(fmt(z) for z in good)}")
     if rhs != 0:
         ratio = sp.simplify(lhs / rhs)
-        for x in sorted(free, key=lambda s_: s_.name):
+        for x in sorted(ratio.free_symbols, key=lambda s_: s_.name):  # k + L/k against (k−1) + L/k: d = 1 has none
             spec = SPEC_OF.get(x)
             if spec is not None and spec.grows and x.name != "Psi":
                 try:
@@ -206,6 +206,8 @@ def _same(a: sp.Expr, b: sp.Expr, tol: sp.Expr | int = 0) -> bool:
 
 
 def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
+    if any(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative) for rel in parsed.relations):
+        return []  # a derivative is of the ledger's formula: one measured point has none
     families = {QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
     if len(families) != 1 or (family := families.pop()) not in FAMILIES:
         return []

@@ -135,6 +135,8 @@ def is_notation(st: Statement) -> bool:
     brackets ($[A_1, \\dots, A_t]$ split at its commas). Formulas over the vocabulary's symbols only are statements."""
     if st.kind not in ("formula", "number"):
         return False
+    if re.match(r"\s*[A-NP-Z]\(", st.text):
+        return True  # M(k), M(\sqrt{L}): a function's name applied to its argument (O(N) is a statement)
     if any(st.text.count(o) != st.text.count(c) for o, c in ("()", "[]", "{}")) or re.search(r"\\in(?![a-z])", st.text):
         return True
     return st.kind == "formula" and (st.value is None or not all(x in _VOCABULARY for x in st.value.free_symbols))

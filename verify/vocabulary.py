@@ -47,7 +47,7 @@ SYMBOL_SPECS = (
                grows=True),
     SymbolSpec("N", "data-parallel ranks (world size)", lower=2, grows=True),
     SymbolSpec("L", "layers", grows=True),
-    SymbolSpec("k", "checkpointed segments"),
+    SymbolSpec("k", "checkpointed segments", grows=True),
     SymbolSpec("p", "pipeline stages", lower=2),
     SymbolSpec("m", "micro-batches per step", grows=True),
     SymbolSpec("v", "virtual pipeline stages per device"),
@@ -755,7 +755,7 @@ FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_c
 # families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
 RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
-HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max")
+HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max", "diff")
 
 
 def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
