@@ -259,8 +259,8 @@ def _ring_sim(read: Callable[[Any, str], Any]) -> Measure:
 
 def _ring_sent(run: Any, op: str) -> int:
     if op == "all_reduce":
-        return max(run.sent)
-    return max(run.sent_by_phase[op])
+        return int(max(run.sent))
+    return int(max(run.sent_by_phase[op]))
 
 
 def _ring_steps_of(run: Any, op: str) -> int:
