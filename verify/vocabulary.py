@@ -460,7 +460,8 @@ def _fsdp_configs(_ev: Any) -> list[Config]:
 def _fsdp_run(cfg: Config, reshard: str) -> dict[str, Any] | None:
     from verify.checks.starter_common import probe
 
-    return probe(int(cfg.values["N"]))["fsdp2"].get(_RESHARD[reshard])  # type: ignore[no-any-return]
+    run: dict[str, Any] | None = probe(int(cfg.values["N"]))["fsdp2"].get(_RESHARD[reshard])
+    return run
 
 
 def _fsdp_measure(read: Callable[[dict[str, Any], tuple[str, ...], int], Any]) -> Measure:
