@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -37,11 +38,11 @@ class Claim:
     asserts: str = ""
     reading: str = ""
     unverifiable: str = ""
-    check: str = ""  # legacy: a registered check id (cards not yet converted to asserts)
+    check: str = ""  # always "": claims no longer name check functions (kept for stored reports)
     corpus: str = ""  # the card's sections and follow-ups, whitespace removed (for the stale check)
 
 
-def front_matter(text: str, source: str = "<card>") -> dict:
+def front_matter(text: str, source: str = "<card>") -> dict[str, Any]:
     if not text.startswith("---\n"):
         raise CardFormatError(f"{source}: front matter must start with '---' at byte 0")
     end = text.find("\n---", 3)
@@ -75,6 +76,9 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
         zh, en = str(text_.get("zh") or ""), str(text_.get("en") or "")
         if not zh and not en:
             raise CardFormatError(f"{where} ({cid}): text has neither zh nor en")
+        if c.get("check"):
+            raise CardFormatError(f"{where} ({cid}): 'check' is gone: write what the claim asserts instead "
+                                  f"(asserts: 'model_state_bytes(zero3) == 16*Psi/N'; vocabulary in verify/README.md)")
         extra = sorted(set(c) - {"id", "text", "section", "asserts", "reading", "unverifiable", "check"})
         if extra:
             raise CardFormatError(f"{where} ({cid}): unknown field(s) {extra} (claims take id, text, section, "
@@ -85,7 +89,7 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
                 raise CardFormatError(f"{where} ({cid}): {k} must be a string (quote it in YAML)")
         claims.append(Claim(slug, cid, zh, en, section, str(fields["asserts"] or "").strip(),
                             str(fields["reading"] or "").strip(), str(fields["unverifiable"] or "").strip(),
-                            str(c.get("check") or ""), corpus(text, data)))
+                            "", corpus(text, data)))
     return claims
 
 
@@ -93,7 +97,7 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def corpus(text: str, data: dict) -> str:
+def corpus(text: str, data: dict[str, Any]) -> str:
     """The card's words a claim may quote: the body after the front matter and every follow-up."""
     end = text.find("\n---", 3)
     parts = [text[end + 4:]]
