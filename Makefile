@@ -4,18 +4,39 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+VERIFY_STAMP := $(VENV)/.installed-verify
+# pip shows what it collects and a progress bar (make run); the full install stays quiet
+PIP := $(PY) -m pip install --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup system-deps run sync serve test lint typecheck pytest bench clean
+.PHONY: setup setup-serve system-deps run sync serve verify test lint typecheck pytest bench clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
-	# torch is pinned to 2.13.0 in pyproject.toml: that exact version is a CPU wheel on this disk.
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[torch,dev]'
-	touch $(STAMP)
+
+# Everything: serving, the verification extra (torch) and the dev tools (tests, lint, browsers' driver, anki).
+# torch is pinned to 2.13.0 in pyproject.toml: that exact version is a CPU wheel on this disk.
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) --quiet -e '.[verify,dev]'
+	touch $(STAMP) $(SERVE_STAMP) $(VERIFY_STAMP)
+
+# Only what serving needs (no torch, no test or lint tools): what `make run` installs.
+$(SERVE_STAMP): pyproject.toml | $(PY)
+	@echo "== installing what serving needs (pip; progress below)"
+	$(PIP) --progress-bar on -e .
+	touch $(SERVE_STAMP)
+
+# The verification extra (torch, fsrs's optimizer) on top of serving.
+$(VERIFY_STAMP): pyproject.toml $(SERVE_STAMP)
+	@echo "== installing the verification extra (torch 2.13.0, CPU)"
+	$(PIP) --progress-bar on -e '.[verify]'
+	touch $(VERIFY_STAMP)
 
 setup: $(STAMP)
+
+setup-serve: $(SERVE_STAMP)
 
 # Debian packages the tests drive for real: Chromium (browser tests), PostgreSQL (second pass), a CJK font,
 # Node.js (the real Obsidian Spaced Repetition parser, ../shared/tools/obsidian-sr/sr-parser.cjs).
@@ -24,11 +45,16 @@ system-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql fonts-wqy-zenhei nodejs >/dev/null; \
 	fi
 
-sync: setup
+sync: setup-serve
 	$(VENV)/bin/proofdeck sync
 
-run: setup sync
+# Syncs cards/ once, at the server's start (its log shows the progress); the login link comes last.
+run: setup-serve
 	$(VENV)/bin/proofdeck serve --host $(HOST) --port $(PORT)
+
+# Judge every card claim on torch.distributed (Gloo on CPU) and store the verdicts; VERIFY_ARGS e.g. --backend nccl
+verify: $(VERIFY_STAMP)
+	OMP_NUM_THREADS=1 $(VENV)/bin/proofdeck verify $(VERIFY_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -52,8 +52,9 @@ class _RedactTokens(logging.Filter):
         return True
 
 
-def first_start(engine: Engine, base_url: str) -> None:
-    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL."""
+def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] | None = None) -> None:
+    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL
+    (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
     from sqlmodel import Session
 
     from app.auth.users import ensure_first_admin
@@ -68,8 +69,11 @@ def first_start(engine: Engine, base_url: str) -> None:
         token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
+        log.warning("created user 'admin'; its login URL is printed on stdout (shown once)")
+        if announce is not None:
+            announce(url)
+            return
         print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)  # noqa: T201 (shown once)
-        log.warning("created user 'admin'; its login URL was printed on stdout (shown once)")
 
 
 @asynccontextmanager
@@ -83,7 +87,7 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         init_db(application.state.engine)
         if application.state.sync_on_startup:
             startup_sync(application.state.engine, application.state.cards_dir)
-        first_start(application.state.engine, settings.BASE_URL)
+        first_start(application.state.engine, settings.BASE_URL, getattr(application.state, "announce_login", None))
     warm_search(application.state.engine)  # the first pasted question does not wait for the index build
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
