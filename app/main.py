@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from app.api.docs import install_api_docs
 from app.api.guards import RejectNul
 from app.api.main import install_api, install_pages
 from app.auth.csrf import SameOriginOnly
@@ -103,7 +104,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     """Build the app; arguments override the settings (tests use them)."""
     setup_logging()
     application = FastAPI(
-        title="proofdeck", version="0.1.0", lifespan=lifespan,
+        title="proofdeck", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
         description="Bilingual ML-systems interview cards whose formulas are proved by running code.",
     )
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
@@ -112,6 +113,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.login_limiter = LoginLimiter()  # counts in the database: see app/auth/ratelimit.py
     application.state.srs_fuzz = True  # FSRS interval fuzzing (tests of exact intervals call app.srs directly)
     install_api(application)
+    install_api_docs(application)  # /docs and /redoc with their assets served here (no CDN)
     install_pages(application)
     application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/auth/csrf.py)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
