@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from app.srs.answers import AnswerError, parse_number
 from verify import ledger
 from verify.formulas import drills as formula_drills
 
@@ -186,18 +187,12 @@ def solution(params: dict[str, Any]) -> dict[str, str]:
     return {"en": "\n".join(lines_en), "zh": "\n".join(lines_zh)}
 
 
-# a number, optionally followed by its unit (GB, s, MiB, %, layers ...)
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:[A-Za-z%]{1,8})?\s*$")
-
-
 def parse_answer(typed: str) -> float:
-    m = _NUMBER.match(typed or "")
-    if not m:
-        raise DrillError(f"typed answer {typed!r} is not a number; type the value in the unit asked, e.g. 42.5")
-    value = float(m.group(1).replace(",", "").replace("_", ""))
-    if not math.isfinite(value):
-        raise DrillError(f"typed answer {typed!r} is not a finite number")
-    return value
+    """The typed number (``app/srs/answers.py``: decimal commas, Chinese forms; asks when it reads two ways)."""
+    try:
+        return parse_number(typed)
+    except AnswerError as exc:
+        raise DrillError(str(exc)) from None
 
 
 def grade(params: dict[str, Any], typed: str) -> Graded:
