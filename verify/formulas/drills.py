@@ -33,8 +33,8 @@ class Worked:
         out = self.tex
         for sym in sorted(self.symbols, key=len, reverse=True):
             before = "" if sym.startswith("\\") else r"(?<![A-Za-z\\])"  # N, not the N of \Nu
-            out = re.sub(before + re.escape(sym) + "(?![A-Za-z])",
-                         lambda _m, v=self.symbols[sym]: "{" + tex_number(v) + "}", out)
+            value = "{" + tex_number(self.symbols[sym]) + "}"
+            out = re.sub(before + re.escape(sym) + "(?![A-Za-z])", lambda _m, v=value: v, out)
         return out
 
 
