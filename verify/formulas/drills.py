@@ -34,7 +34,7 @@ class Worked:
         for sym in sorted(self.symbols, key=len, reverse=True):
             before = "" if sym.startswith("\\") else r"(?<![A-Za-z\\])"  # N, not the N of \Nu
             value = "{" + tex_number(self.symbols[sym]) + "}"
-            out = re.sub(before + re.escape(sym) + "(?![A-Za-z])", lambda _m, v=value: v, out)
+            out = re.sub(before + re.escape(sym) + "(?![A-Za-z])", value.replace("\\", "\\\\"), out)
         return out
 
 
