@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml | $(PY)
 # Only what serving needs (no torch, no test or lint tools): what `make run` installs.
 $(SERVE_STAMP): pyproject.toml | $(UV)
 	@echo "== installing what serving needs (no torch, no test tools)"
-	$(UV) pip install --python $(PY) --compile-bytecode -e .
+	$(UV) pip install --python $(PY) -e .
 	touch $(SERVE_STAMP)
 
 # The verification extra (torch, fsrs's optimizer) on top of serving.
