@@ -24,7 +24,7 @@ def _expected(params: dict[str, object]) -> float:
 
 @pytest.mark.parametrize("key", KEYS)
 def test_formula_and_substituted_numbers_give_the_answer(key: str) -> None:
-    for seed in range(4):
+    for seed in range(2):
         params = drills.new_params(key, seed=seed)
         w = drills.worked(params)
         substituted = float(parse_latex(w.substituted()).evalf())
