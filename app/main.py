@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from app.api.docs import install_api_docs
 from app.api.guards import RejectNul
 from app.auth import cache as auth_cache
 from app.auth.ratelimit import LoginLimiter
@@ -55,8 +56,9 @@ class _RedactTokens(logging.Filter):
         return True
 
 
-def first_start(engine: Engine, base_url: str) -> None:
-    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL."""
+def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] | None = None) -> None:
+    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL
+    (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
     from sqlmodel import Session
 
     from app.auth.users import ensure_first_admin
@@ -71,8 +73,11 @@ def first_start(engine: Engine, base_url: str) -> None:
         token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
+        log.warning("created user 'admin'; its login URL is printed on stdout (shown once)")
+        if announce is not None:
+            announce(url)
+            return
         print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)
-        log.warning("created user 'admin'; its login URL was printed on stdout (shown once)")
 
 
 @asynccontextmanager
@@ -86,7 +91,7 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         init_db(application.state.engine)
         if application.state.sync_on_startup:
             startup_sync(application.state.engine, application.state.cards_dir)
-        first_start(application.state.engine, settings.BASE_URL)
+        first_start(application.state.engine, settings.BASE_URL, getattr(application.state, "announce_login", None))
     warm_search(application.state.engine)  # the first pasted question does not wait for the index build
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
@@ -102,7 +107,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     """Build the app; arguments override the settings (tests use them)."""
     setup_logging()
     application = FastAPI(
-        title="proofdeck", version="0.1.0", lifespan=lifespan,
+        title="proofdeck", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
         description="Bilingual ML-systems interview cards whose formulas are proved by running code.",
     )
     application.state.engine = get_engine(database_url or settings.DATABASE_URL)
@@ -113,6 +118,7 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     auth_cache.install_listeners()
     application.state.review = ReviewEngine(application.state.engine)  # next and answers: app/review/engine.py
     install_api(application)
+    install_api_docs(application)  # /docs and /redoc with their assets served here (no CDN)
     install_pages(application)
     application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/web/csrf.py)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike

@@ -48,7 +48,8 @@ def front_matter(text: str, source: str = "<card>") -> dict[str, Any]:
     end = text.find("\n---", 3)
     if end < 0:
         raise CardFormatError(f"{source}: front matter has no closing '---' line")
-    data = yaml.safe_load(text[4:end + 1]) or {}
+    # libyaml's loader when the wheel has it (ten times faster: the server's start-up sync parses every card)
+    data = yaml.load(text[4:end + 1], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     if not isinstance(data, dict):
         raise CardFormatError(f"{source}: front matter is not a mapping")
     return data

@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import os
+import socket
+from typing import Any
 
 import typer
+
+
+def _banner(base: str, login_url: str | None) -> str:
+    """What ``serve`` prints last, once the server answers: the login link on its own, easy to see."""
+    if login_url:
+        lines = [f"proofdeck is serving at {base}/ . Log in as 'admin' with this link (shown once; keep it):", "",
+                 f"    {login_url}"]
+    else:
+        lines = [f"proofdeck is serving at {base}/",
+                 "A new login link for a user: proofdeck user link NAME (e.g. proofdeck user link admin)"]
+    rule = "=" * 78
+    return "\n".join(["", rule, *lines, rule, ""])
 
 
 def register(cli: typer.Typer) -> None:
@@ -20,6 +34,7 @@ def register(cli: typer.Typer) -> None:
         """Serve the web app and API (migrates and syncs cards/ at start-up, one worker at a time)."""
         import uvicorn
 
+        from app.core import served
         from app.core.http_timeouts import PROTOCOL
 
         # the first-start login link must name the address actually served, unless one is configured
@@ -35,8 +50,25 @@ def register(cli: typer.Typer) -> None:
             os.environ["PROOFDECK_BODY_TIMEOUT"] = str(body_timeout)
         from app.core.config import settings as config
 
+        base = config.BASE_URL.rstrip("/")
+        served.record(base, config.DATABASE_URL)  # `proofdeck user link` prints links to this address
         # X-Forwarded-For / -Proto only from configured proxies (uvicorn's default believes any loopback peer)
         trusted = config.TRUSTED_PROXIES.strip()
-        uvicorn.run("app.main:app", host=host, port=port, workers=workers, log_level="info", http=PROTOCOL,
-                    timeout_keep_alive=timeout_keep_alive, proxy_headers=bool(trusted),
-                    forwarded_allow_ips=trusted or "")
+        options: dict[str, Any] = {"host": host, "port": port, "log_level": "info", "http": PROTOCOL,
+                                       "timeout_keep_alive": timeout_keep_alive, "proxy_headers": bool(trusted),
+                                       "forwarded_allow_ips": trusted or ""}
+        if workers > 1:  # each worker prints a first-start link itself (app.main.first_start)
+            uvicorn.run("app.main:app", workers=workers, **options)
+            return
+        from app import main
+
+        links: list[str] = []
+        main.app.state.announce_login = links.append  # printed after uvicorn's own start-up lines
+
+        class Server(uvicorn.Server):
+            async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+                await super().startup(sockets)
+                if self.started:
+                    print(_banner(base, links[0] if links else None), flush=True)
+
+        Server(uvicorn.Config(main.app, **options)).run()

@@ -1,9 +1,14 @@
-"""``proofdeck user add NAME [--admin] [--password]``, ``proofdeck user logout NAME``: accounts."""
+"""``proofdeck user add NAME [--admin] [--password]``, ``user link NAME``, ``user logout NAME``: accounts.
+
+Links name the address the server was started with (``app/core/served.py``) or ``PROOFDECK_BASE_URL``."""
 
 from __future__ import annotations
 
 import typer
 from rich.console import Console
+
+from app.core.served import base_url as served_base
+from app.core.served import login_link
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
@@ -34,7 +39,32 @@ def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.
         raise typer.Exit(1) from None
     out.print(f"created {'admin' if admin else 'user'} {name!r}. API token (shown once):")
     out.print(token)
-    out.print(f"login link: {settings.BASE_URL.rstrip('/')}/login?token={token}")
+    out.print(f"login link: {login_link(served_base(database_url or settings.DATABASE_URL), token)}")
+
+
+@user_cli.command("link")
+def link(name: str = typer.Argument(..., help="Username of an existing user."),
+         database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
+    """Print a fresh login link for NAME (a new token; the user's other tokens and sessions keep working)."""
+    from sqlmodel import Session, select
+
+    from app.auth.users import issue_token
+    from app.core.config import settings
+    from app.core.db import get_engine
+    from app.models.migrate import init_db
+    from app.models.user import User
+
+    url = database_url or settings.DATABASE_URL
+    engine = get_engine(url)
+    init_db(engine)
+    with Session(engine) as session, session.begin():
+        user = session.exec(select(User).where(User.username == name)).first()
+        if user is None:
+            err.print(f"[red]error[/red] no user {name!r}; `proofdeck user add {name}` creates one")
+            raise typer.Exit(1)
+        token = issue_token(session, user, kind="api", label="login link (proofdeck user link)")
+    out.print(f"login link for {name!r} (shown once; it also works as an API token):")
+    out.print(login_link(served_base(url), token), soft_wrap=True)
 
 
 @user_cli.command("logout")

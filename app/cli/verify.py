@@ -14,6 +14,21 @@ out = Console()
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
+TORCH_MISSING = ("torch is not installed: the verification extra is optional (serving never needs it). Install it "
+                 "with `make verify` (installs, then runs this) or `.venv/bin/pip install -e '.[verify]'` (torch "
+                 "2.13.0, the CPU wheel); `--from-json REPORT` stores an existing report without torch.")
+
+
+def _require_torch() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        from rich.markup import escape
+
+        err.print(f"[red]error[/red] {escape(TORCH_MISSING)}")
+        raise typer.Exit(2)
+
+
 def register(cli: typer.Typer) -> None:
     @cli.command()
     def verify(
@@ -42,6 +57,7 @@ def register(cli: typer.Typer) -> None:
                 err.print(f"[red]error[/red] {from_json}: not a JSON report ({exc})")
                 raise typer.Exit(1) from None
         else:
+            _require_torch()
             try:
                 data = run_verify(backend=backend, world_sizes=world_sizes, params=params,
                                   cards_dir=settings.CARDS_DIR, show_output=True)

@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     SYNC_ON_STARTUP: bool = True
     # Public base URL, used in the login link printed at first start.
     BASE_URL: str = "http://127.0.0.1:8000"
+    # Where `proofdeck serve` records the address it serves, for links printed by the CLI (app/core/served.py).
+    SERVED_FILE: Path = PROJECT_ROOT / "data" / "served.json"
     ENVIRONMENT: str = "development"
     # SQLite durability (README "Durability"): FULL syncs the log at every commit; NORMAL at checkpoints only.
     SQLITE_SYNCHRONOUS: Literal["FULL", "NORMAL"] = "FULL"

@@ -11,8 +11,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import errors
 from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA
+from app.pages.heatmap import heatmap
 from app.pages.study import study_session
 from app.review.errors import ReviewError
+from app.srs import history
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.prefs import settings_for
 from app.srs.scheduler import now_utc
@@ -55,19 +57,21 @@ def _quiz_page(request: Request, user: Any, session: SessionDep, q: str, cards: 
                                       headers=page_headers())
 
 
-def bar_chart(values: list[float], labels: list[str], *, width: int = 640, height: int = 180,
-              pad: int = 28, top: float | None = None) -> dict[str, Any]:
-    """Geometry for a server-side SVG bar chart (the template draws it)."""
-    top = top or max(values, default=0) or 1
+def bar_chart(values: list[float | None], labels: list[str], *, width: int = 640, height: int = 180,
+              pad: int = 32, left: int = 60, top: float | None = None) -> dict[str, Any]:
+    """Geometry for a server-side SVG bar chart (the template draws it). ``left`` leaves room for the top
+    tick ("100%" at the large tick font phones get); a ``None`` value is drawn as "no data", not as 0."""
+    top = top or max((v for v in values if v is not None), default=0) or 1
     n = max(len(values), 1)
-    slot = (width - 2 * pad) / n
+    slot = (width - left - pad) / n
     bars = []
     for i, (v, label) in enumerate(zip(values, labels, strict=True)):
-        h = (height - 2 * pad) * v / top
-        bars.append({"x": round(pad + i * slot + slot * 0.15, 1), "y": round(height - pad - h, 1),
+        h = (height - 2 * pad) * (v or 0) / top
+        bars.append({"x": round(left + i * slot + slot * 0.15, 1), "y": round(height - pad - h, 1),
                      "w": round(slot * 0.7, 1), "h": round(h, 1), "value": v, "label": label,
                      "show_label": n <= 10 or i % 5 == 0})
-    return {"width": width, "height": height, "pad": pad, "top": top, "bars": bars, "base": height - pad}
+    return {"width": width, "height": height, "pad": pad, "left": left, "top": top, "bars": bars,
+            "base": height - pad}
 
 
 @router.post("/quiz/settings", status_code=303, response_class=RedirectResponse,
@@ -98,9 +102,14 @@ def stats_page(request: Request, user: OptionalUser, session: SessionDep) -> Res
     fc = stats["forecast"]
     forecast_chart = bar_chart([d["due"] for d in fc], [d["date"][5:] for d in fc])
     ret = [stats["retention"]["7d"], stats["retention"]["30d"]]
-    retention_chart = bar_chart([round(100 * (r["retention"] or 0), 1) for r in ret], ["7 d", "30 d"],
-                                width=320, top=100)
+    retention_chart = bar_chart([None if r["retention"] is None else round(100 * r["retention"], 1) for r in ret],
+                                ["7 d", "30 d"], width=320, top=100)
+    year = history.daily(session, user.id, now_utc())
+    month = year[-30:]
+    reviews_chart = bar_chart([d["reviews"] for d in month], [d["date"].isoformat()[5:] for d in month])
+    minutes_chart = bar_chart([round(d["seconds"] / 60, 1) for d in month], [d["date"].isoformat()[5:] for d in month])
     return templates.TemplateResponse(request, "stats.html", {
         "user": user, "stats": stats, "language": st.language, "forecast_chart": forecast_chart,
         "retention": ret, "retention_chart": retention_chart, "needed": MIN_REVIEWS,
+        "heatmap": heatmap(year), "reviews_chart": reviews_chart, "minutes_chart": minutes_chart,
         "settings": st}, headers=page_headers())

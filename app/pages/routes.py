@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 from sqlmodel import col, select
 from starlette.responses import Response
 
-from app.api.deps import SessionDep
+from app.api.deps import OptionalUser, SessionDep
 from app.cards.catalog import (
     CardFilter,
     CardNotFoundError,
@@ -77,7 +77,7 @@ def _choices(session: SessionDep) -> dict[str, list[tuple[str, str]]]:
 
 @router.get("/", response_class=HTMLResponse)
 def index_page(
-    request: Request, session: SessionDep,
+    request: Request, session: SessionDep, user: OptionalUser,
     q: Annotated[str, Query()] = "", module: Annotated[str, Query()] = "",
     topic: Annotated[str, Query()] = "", difficulty: Annotated[str, Query()] = "",
     tag: Annotated[str, Query()] = "",
@@ -101,21 +101,22 @@ def index_page(
         "groups": [] if q else group_cards([summary(c) for c in cards]), "count": count, "total": total,
         "error": error, "hits": hits,
         "query": {"q": q, "module": module, "topic": topic, "difficulty": difficulty, "tag": tag},
-        "choices": _choices(session), "filtered": any((q, module, topic, difficulty, tag)),
+        "choices": _choices(session), "filtered": any((q, module, topic, difficulty, tag)), "user": user,
     }
     return render_page(request, "index.html", context, status_code=422 if error else 200)
 
 
 @router.get("/cards/{slug}", response_class=HTMLResponse)
-def card_page(request: Request, session: SessionDep, slug: str) -> Response:
+def card_page(request: Request, session: SessionDep, user: OptionalUser, slug: str) -> Response:
     """One card: both languages of every section (zh / en / both toggle), follow-ups, links, claims."""
     try:
         card = card_detail(session, get_card(session, slug))
     except CardNotFoundError as exc:
-        return render_page(request, "error.html", {"status_code": 404, "detail": str(exc)}, status_code=404)
+        return render_page(request, "error.html", {"status_code": 404, "detail": str(exc), "user": user},
+                           status_code=404)
     run, verdicts = latest_verdicts(session, slug)
     verification = {
         "run": run,
         "by_claim": {v.claim_key: verdict_view(v) for v in verdicts},
     }
-    return render_page(request, "card.html", {"card": card, "verification": verification})
+    return render_page(request, "card.html", {"card": card, "verification": verification, "user": user})

@@ -48,6 +48,10 @@ class MathError(ValueError):
     """TeX that cannot be shown as MathML; the message says why."""
 
 
+_TEXT_ESCAPE = re.compile(r"\\([_%&#$}{])")
+_CAPITAL_GREEK = re.compile("[\u0391-\u03a9]")
+
+
 def _char(match: re.Match[str]) -> str:
     ref = match.group(1)
     code = int(ref[1:], 16) if ref[0] in "xX" else int(ref)
@@ -80,6 +84,10 @@ def _clean(source: ET.Element, parent: ET.Element | None) -> ET.Element:
         raise MathError("'&' outside a matrix or align environment (write \\& for an ampersand)")
     if text:
         element.text = _CHAR_REF.sub(_char, text)
+        if tag == "mtext":  # \text{all\_reduce}: TeX's escaped characters are the characters themselves
+            element.text = _TEXT_ESCAPE.sub(r"\1", element.text)
+        elif tag == "mi" and "mathvariant" not in attrib and _CAPITAL_GREEK.fullmatch(element.text):
+            element.set("mathvariant", "normal")  # Ψ, Δ upright, as TeX sets capital Greek (MathML would slant it)
     for child in source:
         _clean(child, element)
     return element

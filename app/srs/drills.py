@@ -18,8 +18,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from app.srs.answers import AnswerError, parse_number
 from verify import ledger
 from verify.formulas import drills as formula_drills
+from verify.formulas.drills import Worked, tex_number
 
 DRILL_CHECK_PREFIXES = ("zero", "ledger")
 TOLERANCE = 0.01  # relative
@@ -129,18 +131,40 @@ def question(params: dict[str, Any]) -> dict[str, str]:
     }
 
 
+# model-state bytes (K = 12 bytes of optimizer state per parameter) and ring bytes sent, per GPU, over Ψ and N;
+# tests/srs/test_worked_solutions.py parses each back and checks it against verify.ledger
 _MEMORY_TEX = {
-    "ddp": r"M = 2\Psi + 2\Psi + K\Psi",
-    "zero1": r"M = 2\Psi + 2\Psi + \frac{K\Psi}{N}",
-    "zero2": r"M = 2\Psi + \frac{2\Psi}{N} + \frac{K\Psi}{N}",
-    "zero3": r"M = \frac{2\Psi}{N} + \frac{2\Psi}{N} + \frac{K\Psi}{N}",
+    "ddp": r"2\cdot\Psi + 2\cdot\Psi + K\cdot\Psi",
+    "zero1": r"2\cdot\Psi + 2\cdot\Psi + \frac{K\cdot\Psi}{N}",
+    "zero2": r"2\cdot\Psi + \frac{2\cdot\Psi}{N} + \frac{K\cdot\Psi}{N}",
+    "zero3": r"\frac{2\cdot\Psi}{N} + \frac{2\cdot\Psi}{N} + \frac{K\cdot\Psi}{N}",
 }
 _COMM_TEX = {
-    "ddp": r"V = 2\cdot\frac{N-1}{N}\cdot 2\Psi",
-    "zero1": r"V = (1 + 1)\cdot\frac{N-1}{N}\cdot 2\Psi",
-    "zero2": r"V = (1 + 1)\cdot\frac{N-1}{N}\cdot 2\Psi",
-    "zero3": r"V = (1 + 1 + 1)\cdot\frac{N-1}{N}\cdot 2\Psi",
+    "ddp": r"2\cdot\frac{N-1}{N}\cdot 2\cdot\Psi",
+    "zero1": r"\left(1 + 1\right)\cdot\frac{N-1}{N}\cdot 2\cdot\Psi",
+    "zero2": r"\left(1 + 1\right)\cdot\frac{N-1}{N}\cdot 2\cdot\Psi",
+    "zero3": r"\left(1 + 1 + 1\right)\cdot\frac{N-1}{N}\cdot 2\cdot\Psi",
 }
+
+
+def worked(params: dict[str, Any]) -> Worked:
+    """The formula behind a showing's answer and its symbols' values (ZeRO drills: in bytes)."""
+    d = _formula(params)
+    if d is not None:
+        w = formula_drills.worked(d.key, _inputs(params))
+        assert w is not None, f"drill {d.key} has no worked formula"
+        return w
+    kind, stage = _split(params["key"])
+    symbols = {r"\Psi": float(params["psi"]), "N": int(params["n"]), "K": 12}
+    return Worked("M" if kind == "memory" else "V", (_MEMORY_TEX if kind == "memory" else _COMM_TEX)[stage],
+                  symbols if kind == "memory" else {k: v for k, v in symbols.items() if k != "K"})
+
+
+def _worked_tex(params: dict[str, Any], value: str, unit: str) -> str:
+    """Two display lines: the formula, then the same with this showing's numbers and the result."""
+    w = worked(params)
+    unit_tex = r"\%" if unit == "%" else rf"\text{{{unit}}}"
+    return f"$${w.lhs} = {w.tex}$$\n\n$${w.lhs} = {w.substituted()} = {value}\\ {unit_tex}$$"
 
 
 def _gb(x: float) -> str:
@@ -151,11 +175,12 @@ def _formula_solution(d: formula_drills.Drill, params: dict[str, Any]) -> dict[s
     inputs = _inputs(params)
     value = formula_drills.answer(d.key, inputs)
     given = ", ".join(f"`{k}` = {v}" for k, v in inputs.items())
+    lines = _worked_tex(params, tex_number(float(f"{value:.4g}")), d.unit)
     return {
-        "en": f"Inputs: {given}.\n\nAnswer: **{value:,.4g} {d.unit}**, from the formula the card's check compares "
-              f"with a measurement (`verify/formulas`, drill `{d.key}`); the derivation is on the card "
+        "en": f"{lines}\n\nInputs: {given}.\n\nAnswer: **{value:,.4g} {d.unit}**, from the formula the card's "
+              f"check compares with a measurement (`verify/formulas`, drill `{d.key}`); the derivation is on the card "
               f"[{d.card}](/cards/{d.card}).",
-        "zh": f"输入：{given}。\n\n答案：**{value:,.4g} {d.unit}**，由该卡片的检查用来对照实测的同一公式算出"
+        "zh": f"{lines}\n\n输入：{given}。\n\n答案：**{value:,.4g} {d.unit}**，由该卡片的检查用来对照实测的同一公式算出"
               f"（`verify/formulas`，drill `{d.key}`）；推导见卡片 [{d.card}](/cards/{d.card})。",
     }
 
@@ -172,32 +197,27 @@ def solution(params: dict[str, Any]) -> dict[str, str]:
         parts = [("parameters", "参数", ledger.param_bytes(stage=stage, psi=psi, n=n)),
                  ("gradients", "梯度", ledger.grad_bytes(stage=stage, psi=psi, n=n)),
                  ("optimizer states", "优化器状态", ledger.optim_bytes(stage=stage, psi=psi, n=n))]
-        tex = _MEMORY_TEX[stage]
         src = "ZeRO paper (Rajbhandari et al., SC'20), Figure 1"
     else:
         payload = ledger.comm_payload_elements(stage=stage, psi=psi, n=n)
         parts = [(f"{name} payload", f"{name} 负载", elems * 2) for name, elems in payload.items()]
-        tex = _COMM_TEX[stage]
         src = "ZeRO paper, section 7 (ring all-reduce 2(N−1)/N, reduce-scatter and all-gather (N−1)/N each)"
-    lines_en = [f"$${tex}$$", ""] + [f"- {en}: {_gb(b)} GB" for en, _zh, b in parts]
-    lines_zh = [f"$${tex}$$", ""] + [f"- {zh}：{_gb(b)} GB" for _en, zh, b in parts]
+    total_bytes = total * GB
+    formula = _worked_tex(params, tex_number(float(f"{total_bytes:.6g}")), "bytes")
+    lines_en = [formula, ""] + [f"- {en}: {_gb(b)} GB" for en, _zh, b in parts]
+    lines_zh = [formula.replace(r"\text{bytes}", r"\text{字节}"), ""] + [
+        f"- {zh}：{_gb(b)} GB" for _en, zh, b in parts]
     lines_en += ["", f"With $\\Psi$ = {_psi_text(psi)}, $N$ = {n}: **{total:,.4g} GB** per GPU. Source: {src}."]
     lines_zh += ["", f"代入 $\\Psi$ = {_psi_text(psi)}，$N$ = {n}：每张 GPU **{total:,.4g} GB**。出处：{src}。"]
     return {"en": "\n".join(lines_en), "zh": "\n".join(lines_zh)}
 
 
-# a number, optionally followed by its unit (GB, s, MiB, %, layers ...)
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d[\d,_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?:[A-Za-z%]{1,8})?\s*$")
-
-
 def parse_answer(typed: str) -> float:
-    m = _NUMBER.match(typed or "")
-    if not m:
-        raise DrillError(f"typed answer {typed!r} is not a number; type the value in the unit asked, e.g. 42.5")
-    value = float(m.group(1).replace(",", "").replace("_", ""))
-    if not math.isfinite(value):
-        raise DrillError(f"typed answer {typed!r} is not a finite number")
-    return value
+    """The typed number (``app/srs/answers.py``: decimal commas, Chinese forms; asks when it reads two ways)."""
+    try:
+        return parse_number(typed)
+    except AnswerError as exc:
+        raise DrillError(str(exc)) from None
 
 
 def grade(params: dict[str, Any], typed: str) -> Graded:

@@ -29,6 +29,18 @@
     }
   }
   function status(text) { $("status").textContent = text || ""; }
+  // Text in the learner's language (the zh / en / both toggle)
+  function say(zh, en) {
+    const lang = document.body.dataset.lang;
+    return lang === "zh" ? zh : lang === "en" ? en : zh + " " + en;
+  }
+  // An error detail: the server words typed-answer errors on two lines, English then Chinese
+  function detail(r) {
+    const d = r.data.detail;
+    if (typeof d !== "string") return say("出错了", "error") + " " + r.status;
+    const lines = d.split("\n");
+    return lines.length === 2 ? say(lines[1], lines[0]) : d;
+  }
   function setDue(n) { const el = $("due-left"); el.textContent = String(n); el.dataset.count = String(n); }
 
   async function send(method, url, body, key) {
@@ -107,12 +119,13 @@
   async function answer(payload) {
     if (busy || !current || answered) return;
     busy = true;
+    status("");  // an error about the previous attempt is stale now
     const item = current;
     try {
       const body = Object.assign({ item_id: item.id, duration_ms: Math.round(performance.now() - shownAt),
                                    idempotency_key: idemKey }, payload);
       const r = await send("POST", "/api/review", body, idemKey);
-      if (!r.ok) { status(typeof r.data.detail === "string" ? r.data.detail : "error " + r.status); return; }
+      if (!r.ok) { status(detail(r)); return; }
       answered = true;
       setDue(Math.max(0, Number($("due-left").dataset.count || 1) - 1));  // the next GET brings the exact count
       if (item.kind === "card") await loadChain(item);
@@ -128,9 +141,9 @@
     v.className = "verdict " + (d.correct ? "ok" : "bad");
     const exp = Number(d.expected).toPrecision(4);
     const unit = d.unit || "GB";
-    const given = " · 你的答案 you typed " + d.given + " " + unit;
-    v.textContent = (d.correct ? "✓ 正确 Correct (" + exp + " " + unit + ")"
-                               : "✗ 不对 Not quite: expected " + exp + " " + unit) + given;
+    const given = " · " + say("你的答案 ", "you typed ") + d.given + " " + unit;
+    v.textContent = (d.correct ? "✓ " + say("正确", "Correct") + " (" + exp + " " + unit + ")"
+                               : "✗ " + say("不对，应为 ", "Not quite: expected ") + exp + " " + unit) + given;
     face($("back"), d.solution); $("back").hidden = false;
     $("typed-answer").disabled = true; $("typed-form").hidden = true; $("continue-row").hidden = false;
     $("continue").focus();
@@ -176,7 +189,7 @@
   $("typed-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const v = $("typed-answer").value.trim();
-    if (!v) { status("请输入一个数 Type a number (" + ((current && current.unit) || "GB") + ")"); return; }
+    if (!v) { status(say("请输入一个数", "Type a number") + " (" + ((current && current.unit) || "GB") + ")"); return; }
     answer({ typed_answer: v, showing_id: current.showing_id });
   });
   for (const r of document.querySelectorAll("input[name=lang]")) {

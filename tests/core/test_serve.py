@@ -1,4 +1,5 @@
-"""``proofdeck serve`` (what ``make run`` calls): a real server whose first-start login link names its own port."""
+"""``proofdeck serve`` (what ``make run`` calls): a real server whose first-start login link names its own port,
+printed last (after uvicorn's start-up lines) on a line of its own; ``proofdeck user link`` then names that port."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from tests.utils.server import ROOT, free_port
 def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards_dir: Path, tmp_path: Path) -> None:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROOFDECK_BASE_URL"}
-    env.update(PROOFDECK_DATABASE_URL=database_url, PROOFDECK_CARDS_DIR=str(cards_dir), PYTHONUNBUFFERED="1")
+    env.update(PROOFDECK_DATABASE_URL=database_url, PROOFDECK_CARDS_DIR=str(cards_dir), PYTHONUNBUFFERED="1",
+               PROOFDECK_SERVED_FILE=str(tmp_path / "served.json"))
     log = tmp_path / "serve.log"
     with log.open("wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], cwd=ROOT,
@@ -30,9 +32,11 @@ def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards
         while link is None:
             assert proc.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()
-            link = re.search(r"Log in at (\S+)", log.read_text())
+            link = re.search(r"^ +(http://\S+/login\?token=\S+)$", log.read_text(), re.MULTILINE)
             time.sleep(0.2)
         url = link.group(1)
+        text = log.read_text()
+        assert text.index("Uvicorn running on") < text.index("Log in as 'admin'") < link.start()
         assert url.startswith(f"http://127.0.0.1:{port}/login?token=")
         while True:
             try:
@@ -46,6 +50,10 @@ def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards
             assert r.status_code == 303 and r.headers["location"].endswith("/quiz")
             quiz = client.get(f"http://127.0.0.1:{port}/quiz")
             assert quiz.status_code == 200 and "Quiz" in quiz.text
+        fresh = subprocess.run([sys.executable, "-m", "app.cli.main", "user", "link", "admin"], cwd=ROOT, env=env,
+                               capture_output=True, text=True, timeout=60)
+        assert fresh.returncode == 0, fresh.stderr
+        assert f"http://127.0.0.1:{port}/login?token=" in fresh.stdout
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=15)

@@ -79,7 +79,8 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
 
         page.goto(f"{live_server}/quiz/stats")
         assert page.locator("#reviewed-today").inner_text() == "4"
-        assert page.locator("svg.chart rect.bar").count() == 32  # 30 forecast days + 7 d / 30 d retention
+        assert page.locator("svg.forecast rect.bar").count() == 30  # 30 forecast days
+        assert page.locator("svg.retention text.nodata").count() == 2  # no review-state answers yet: no data
         page.screenshot(path="/tmp/srs-quiz-stats-dark.png", full_page=True)
         page.emulate_media(color_scheme="light")
         page.screenshot(path="/tmp/srs-quiz-stats-light.png", full_page=True)

@@ -37,7 +37,7 @@ def test_display_math_is_a_block() -> None:
 def test_inline_math_inside_chinese_text() -> None:
     html = render_markdown(r"显存约 $16\Psi$ 字节。")
     assert html.startswith("<p>显存约 <math display=\"inline\"")
-    assert "<mn>16</mn><mi>Ψ</mi>" in html and html.endswith("</math> 字节。</p>\n")
+    assert "<mn>16</mn><mi mathvariant=\"normal\">Ψ</mi>" in html and html.endswith("</math> 字节。</p>\n")
 
 
 def test_character_references_become_characters_and_are_escaped_once() -> None:

@@ -1,0 +1,82 @@
+"""``proofdeck user link NAME``: a fresh, working login link on the address the server was started with."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, create_engine
+from typer.testing import CliRunner
+
+from app.auth.users import user_for_token
+from app.cli.main import cli
+from app.core import served
+from app.core.config import settings
+
+
+@pytest.fixture(autouse=True)
+def _served_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(settings, "SERVED_FILE", tmp_path / "served.json")
+    monkeypatch.delenv("PROOFDECK_BASE_URL", raising=False)
+    monkeypatch.setattr(settings, "BASE_URL", "http://127.0.0.1:8000")
+    return settings.SERVED_FILE
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), (
+        f"traceback: {result.exception!r}")
+    return result.exit_code, result.stdout, result.stderr
+
+
+def link_in(text: str) -> str:
+    found = re.search(r"(https?://\S+/login\?token=(\S+))", text)
+    assert found, text
+    return found.group(1)
+
+
+def test_link_names_the_served_port_and_logs_in(database_url: str) -> None:
+    assert invoke("user", "add", "alice", "--database-url", database_url)[0] == 0
+    served.record("http://127.0.0.1:8731", database_url)  # what `proofdeck serve --port 8731` writes
+    code, out, _ = invoke("user", "link", "alice", "--database-url", database_url)
+    assert code == 0
+    url = link_in(out)
+    assert url.startswith("http://127.0.0.1:8731/login?token=")
+    again = link_in(invoke("user", "link", "alice", "--database-url", database_url)[1])
+    assert again != url  # a fresh token each time
+    engine = create_engine(database_url)
+    with Session(engine) as s:
+        for link in (url, again):
+            user = user_for_token(s, link.split("token=")[1], kinds=("api",))
+            assert user is not None and user.username == "alice"
+    engine.dispose()
+
+
+def test_base_url_env_wins_and_another_database_is_not_confused(database_url: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    invoke("user", "add", "bob", "--database-url", database_url)
+    served.record("http://127.0.0.1:8731", f"sqlite:///{tmp_path}/other.db")  # a server on another database
+    assert link_in(invoke("user", "link", "bob", "--database-url", database_url)[1]).startswith(
+        "http://127.0.0.1:8000/login?token=")
+    monkeypatch.setenv("PROOFDECK_BASE_URL", "https://cards.example.org/")
+    assert link_in(invoke("user", "link", "bob", "--database-url", database_url)[1]).startswith(
+        "https://cards.example.org/login?token=")
+    # `user add` prints its link the same way
+    assert link_in(invoke("user", "add", "carol", "--database-url", database_url)[1]).startswith(
+        "https://cards.example.org/login?token=")
+
+
+def test_unknown_user_says_how_to_create_it(database_url: str) -> None:
+    code, _out, err = invoke("user", "link", "nobody", "--database-url", database_url)
+    assert code == 1 and "no user 'nobody'" in err and "proofdeck user add nobody" in err
+
+
+def test_verify_without_torch_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    code, _out, err = invoke("verify")
+    assert code == 2
+    assert "make verify" in err and "pip install -e '.[verify]'" in err.replace("\n", "")

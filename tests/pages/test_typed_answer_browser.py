@@ -1,0 +1,59 @@
+"""A drill in Chromium, English only: an ambiguous "1,234" is asked about in English, the question goes away
+on the next answer, and a decimal comma ("16,640625"-style) is graded right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlmodel import Session, col, select
+
+from app.auth.users import create_user
+from app.models import DrillShowing, UserSettings
+from app.srs import drills
+from tests.utils.srs_cards import make_card, write_deck
+
+
+@pytest.fixture
+def cards_dir(tmp_path: Path) -> Path:
+    return write_deck(tmp_path / "cards", [make_card("beta", follow_ups=0, pitfalls=(0, 0), drills=True)])
+
+
+@pytest.mark.browser
+def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    from app.core.db import make_engine
+
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as s, s.begin():
+            user, token = create_user(s, "tess")
+            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
+            prefs.language = "en"
+        page.goto(f"{live_server}/login?token={token}")
+        kind = page.locator("#kind")
+        if "drill" not in kind.inner_text():  # the card itself comes first
+            expect(page.locator("#reveal")).to_be_visible()
+            page.keyboard.press("Space")
+            page.keyboard.press("3")
+        expect(kind).to_contain_text("drill")
+        box, status = page.locator("#typed-answer"), page.locator("#status")
+        box.fill("1,234")
+        page.keyboard.press("Enter")
+        expect(status).to_contain_text("reads two ways: 1234 (comma between thousands) or 1.234")
+        assert "两种读法" not in status.inner_text()  # English only: the learner's language
+
+        with Session(engine) as s:
+            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
+        assert showing is not None
+        comma = f"{drills.answer(showing.params):.6f}".replace(".", ",")
+        box.fill(comma)
+        page.keyboard.press("Enter")
+        verdict = page.locator("#verdict")
+        expect(verdict).to_be_visible()
+        assert verdict.inner_text().startswith("✓ Correct") and "正确" not in verdict.inner_text()
+        expect(status).to_have_text("")  # the stale question is gone
+    finally:
+        engine.dispose()
