@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup system-deps run sync serve test lint typecheck pytest bench clean
+.PHONY: setup system-deps run sync verify-report serve test lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ system-deps:
 
 sync: setup
 	$(VENV)/bin/proofdeck sync
+
+# the bundled deck's verdicts (committed; `proofdeck sync` stores them while the database has no run)
+verify-report: setup
+	OMP_NUM_THREADS=1 PYTHONPATH=$(CURDIR) $(VENV)/bin/python -m verify --json verify/results/latest.json
 
 run: setup sync
 	$(VENV)/bin/proofdeck serve --host $(HOST) --port $(PORT)

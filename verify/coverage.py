@@ -60,9 +60,13 @@ def _key(st_text: str) -> str:
 
 
 def card_coverage(path: str | Path) -> Coverage:
-    text = Path(path).read_text(encoding="utf-8")
-    data = front_matter(text, str(path))
-    claims = [c for c in parse_claims(text, str(path)) if c.asserts or c.unverifiable]
+    return text_coverage(Path(path).read_text(encoding="utf-8"), str(path))
+
+
+def text_coverage(text: str, source: str = "<card>") -> Coverage:
+    """:func:`card_coverage` of a card file's text (the server has the text, not the file; no torch)."""
+    data = front_matter(text, source)
+    claims = [c for c in parse_claims(text, source) if c.asserts or c.unverifiable]
     cov = Coverage(str(data.get("slug")))
     for lang, prose in _texts(text, data).items():
         quoted = [getattr(c, f"text_{lang}") for c in claims]
