@@ -33,6 +33,7 @@ from app.srs.errors import (  # noqa: F401  (re-exported: the routes and tests c
 )
 from app.srs.grading import Answer, grade_batch, state_public
 from app.srs.items import drill_faces, faces
+from app.srs.misconceptions import card_marks, misconception_faces
 from app.srs.prefs import Prefs
 from app.srs.queue import Pick, day_start, queues
 from app.srs.scheduler import as_utc, to_db
@@ -83,8 +84,10 @@ def _render(engine: Engine, user_id: int, item: Any, card: Any, state: Any,
         showing_id = run_write(engine, lambda s: _add_showing(s, user_id, item_id, params), release=release)
         front, _back = drill_faces(params)
         back = None
+    elif item.kind == "misconception":
+        front, back = misconception_faces(engine, card.slug, item.key)
     else:
-        front, back = faces(card.source_text, card.slug, item.kind, item.key)
+        front, back = faces(card.source_text, card.slug, item.kind, item.key, card_marks(engine, card.slug))
     return {
         "id": item.id, "kind": item.kind, "key": item.key, "lang": item.lang,
         "card": {"id": card.id, "slug": card.slug, "title_zh": card.title_zh, "title_en": card.title_en},

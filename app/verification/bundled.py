@@ -38,4 +38,5 @@ def load_bundled_report(engine: Engine, path: Path) -> str:
             return "verification: bundled report already stored"
         data = json.loads(raw)
         run = store_report(session, data, host=f"{BUNDLED_HOST} {digest}")
-        return f"verification: stored the bundled report {path.name} ({len(data.get('claims', []))} verdicts, run {run.id})"
+        n = len(data.get("claims", []))
+        return f"verification: stored the bundled report {path.name} ({n} verdicts, run {run.id})"

@@ -60,6 +60,9 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
             reason_zh=claim.reason_zh, reason_en=claim.reason_en,
         ))
     session.commit()
+    from app.srs.items import refresh_after_verdicts  # items read the verdicts just stored
+
+    refresh_after_verdicts(session)
     session.refresh(run)
     return run
 
