@@ -66,6 +66,9 @@ def pitfall_pairs(doc: CardDoc) -> list[tuple[str, str]]:
 
 
 MISCONCEPTION_KINDS = ("refuted", "conditional")
+PITFALL_PROMPT = {"zh": "这样做会出什么问题？为什么？", "en": "What goes wrong here, and why?"}
+PITFALL_FALLBACK = {"zh": "这是本卡列出的常见陷阱（卡片未写明后果）。",
+                    "en": "The card lists this as a pitfall (it does not say what follows)."}
 
 
 def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> list[ItemSpec]:
@@ -314,11 +317,8 @@ def _faces(source_text: str, slug: str, kind: str, key: str) -> tuple[Face, Face
         fronts, backs = {}, {}
         for lang in LANGS:
             mistake, consequence = split_pitfall(pair[lang]) if pair[lang] else ("", "")
-            prompt = {"zh": "这样做会出什么问题？为什么？", "en": "What goes wrong here, and why?"}[lang]
-            fronts[lang] = _md(f"{prompt}\n\n> {mistake}") if mistake else ""
-            fallback = {"zh": "这是本卡列出的常见陷阱（卡片未写明后果）。",
-                        "en": "The card lists this as a pitfall (it does not say what follows)."}[lang]
-            backs[lang] = _md(consequence or fallback) if mistake else ""
+            fronts[lang] = _md(f"{PITFALL_PROMPT[lang]}\n\n> {mistake}") if mistake else ""
+            backs[lang] = _md(consequence or PITFALL_FALLBACK[lang]) if mistake else ""
         return Face(**fronts), Face(**backs)
     raise ValueError(f"no static faces for item kind {kind!r}")
 

@@ -9,14 +9,13 @@ after a report is stored (``app.srs.items.item_specs``).
 
 from __future__ import annotations
 
-from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from functools import lru_cache
 
 from app.render.markdown import render_markdown
 from app.render.marks import Mark
 from app.srs.items import Face, Marks
-from app.verification.present import claim_note, marks_for, run_psi, verdict_kind
-from app.verification.store import latest_verdicts
+from app.verification.present import claim_note, marks_for, verdict_kind
+from app.verification.store import CardVerdicts
 
 FRONT = {"refuted": {"zh": "对还是错，为什么？", "en": "True or false, and why?"},
          "conditional": {"zh": "这句话在什么条件下成立？", "en": "When does this hold?"}}
@@ -27,12 +26,11 @@ def _quote(text: str) -> str:
     return "\n".join("> " + line for line in text.splitlines())
 
 
-def misconception_faces(engine: Engine, slug: str, claim_id: str) -> tuple[Face, Face]:
-    """(front, back) from the latest stored verdict on ``claim_id`` of ``slug``."""
-    with Session(engine) as session:
-        run, verdicts = latest_verdicts(session, slug)
-    psi = run_psi(run)
-    v = next((x for x in verdicts if x.claim_key == claim_id), None)
+@lru_cache(maxsize=4096)
+def misconception_faces(verdicts: CardVerdicts, claim_id: str) -> tuple[Face, Face]:
+    """(front, back) from the card's latest stored verdict on ``claim_id``."""
+    psi = verdicts.psi
+    v = next((x for x in verdicts.rows if x.claim_key == claim_id), None)
     if v is None:
         return Face("", ""), Face("", "")
     kind = verdict_kind({"verdict": v.verdict})
@@ -49,11 +47,9 @@ def misconception_faces(engine: Engine, slug: str, claim_id: str) -> tuple[Face,
     return Face(**front), Face(**back)
 
 
-def card_marks(engine: Engine, slug: str) -> Marks:
-    """The (zh, en) verdict marks of ``slug``'s latest verdicts, for the quiz's card and follow-up items."""
-    with Session(engine) as session:
-        run, verdicts = latest_verdicts(session, slug)
-    psi = run_psi(run)
-    zh: tuple[Mark, ...] = tuple(marks_for(verdicts, "zh", psi, link=False))
-    en: tuple[Mark, ...] = tuple(marks_for(verdicts, "en", psi, link=False))
+@lru_cache(maxsize=1024)
+def card_marks(verdicts: CardVerdicts) -> Marks:
+    """The (zh, en) verdict marks of a card's latest verdicts, for its card and follow-up items."""
+    zh: tuple[Mark, ...] = tuple(marks_for(verdicts.rows, "zh", verdicts.psi, link=False))
+    en: tuple[Mark, ...] = tuple(marks_for(verdicts.rows, "en", verdicts.psi, link=False))
     return zh, en

@@ -40,6 +40,7 @@ from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
 from app.srs import clock
 from app.srs.scheduler import as_utc, to_db
+from app.verification.store import CardVerdicts, card_verdicts
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
@@ -75,6 +76,7 @@ class LiveItem:
     title_zh: str
     title_en: str
     source_text: str
+    verdicts: CardVerdicts = CardVerdicts()  # the card's latest verdicts (marks, misconception drills)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +184,12 @@ def _new_today_statement() -> Any:
 def load_deck(conn: Connection, rev: int) -> DeckIndex:
     items: dict[int, LiveItem] = {}
     order: dict[str, list[int]] = {lang: [] for lang in LANGS}
+    with Session(bind=conn) as session:
+        verdicts = card_verdicts(session)
     for r in conn.execute(_deck_statement()):
         item = LiveItem(id=r.id, kind=r.kind, key=r.key, lang=r.lang, card_id=r.card_id, slug=r.slug,
-                        title_zh=r.title_zh, title_en=r.title_en, source_text=r.source_text)
+                        title_zh=r.title_zh, title_en=r.title_en, source_text=r.source_text,
+                        verdicts=verdicts.get(r.slug, CardVerdicts()))
         items[item.id] = item
         for lang in LANGS:
             if lang_matches(item.lang, lang):

@@ -38,6 +38,7 @@ from app.srs.prefs import Prefs
 from app.srs.queue import Pick, day_start, queues
 from app.srs.scheduler import as_utc, to_db
 from app.srs.writes import run_write
+from app.verification.store import one_card_verdicts
 
 
 def settings_for(session: Session, user_id: int, known: UserSettings | None = None) -> UserSettings:
@@ -71,6 +72,8 @@ def _due_query(user_id: int, lang: str, until: datetime) -> Any:
 def item_view(session: Session, user_id: int, item: Any, card: Any, state: Any) -> dict[str, Any]:
     """What the quiz shows for ``item`` of ``card`` (rows or anything with their fields); a drill gets a
     fresh showing (its numbers stored server-side), written after closing ``session``'s connection."""
+    card = SimpleNamespace(id=card.id, slug=card.slug, title_zh=card.title_zh, title_en=card.title_en,
+                           source_text=card.source_text, verdicts=one_card_verdicts(session, card.slug))
     return _render(session.get_bind(), user_id, item, card, state, release=session)  # type: ignore[arg-type]
 
 
@@ -85,9 +88,9 @@ def _render(engine: Engine, user_id: int, item: Any, card: Any, state: Any,
         front, _back = drill_faces(params)
         back = None
     elif item.kind == "misconception":
-        front, back = misconception_faces(engine, card.slug, item.key)
+        front, back = misconception_faces(card.verdicts, item.key)
     else:
-        front, back = faces(card.source_text, card.slug, item.kind, item.key, card_marks(engine, card.slug))
+        front, back = faces(card.source_text, card.slug, item.kind, item.key, card_marks(card.verdicts))
     return {
         "id": item.id, "kind": item.kind, "key": item.key, "lang": item.lang,
         "card": {"id": card.id, "slug": card.slug, "title_zh": card.title_zh, "title_en": card.title_en},
@@ -109,7 +112,7 @@ def next_view(engine: Engine, user_id: int, pick: Pick, language: str,
         "next_due": pick.next_due.isoformat() if pick.next_due is not None else None, "language": language}
     if item is not None:
         card = SimpleNamespace(id=item.card_id, slug=item.slug, title_zh=item.title_zh, title_en=item.title_en,
-                               source_text=item.source_text)
+                               source_text=item.source_text, verdicts=item.verdicts)
         out["item"] = _render(engine, user_id, item, card, pick.state, release=release)
     return out
 

@@ -235,3 +235,19 @@ def card_overview(source_text: str, verdicts: Sequence[Any]) -> dict[str, Any]:
 def _short(text: str, limit: int = 18) -> str:
     text = " ".join(text.replace("$", "").split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def psi_of(verdicts: Sequence[Any]) -> float | None:
+    """The Ψ an export's verdict dicts carry (``load_verdicts`` adds it), else None."""
+    for v in verdicts:
+        psi = _get(v, "psi")
+        if isinstance(psi, int | float) and psi > 0:
+            return float(psi)
+    return None
+
+
+def verdicts_in(verdicts: Sequence[Any], texts: Mapping[str, str]) -> list[Any]:
+    """The verdicts whose quoted words occur in ``texts`` (lang → Markdown): what a note's Extra shows."""
+    return [v for v in verdicts
+            if any(_get(v, f"text_{lang}") and locate(text, str(_get(v, f"text_{lang}")))
+                   for lang, text in texts.items() if text)]
