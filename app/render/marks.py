@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html as _html
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 _START, _END = "\ue000", "\ue001"
@@ -48,6 +48,9 @@ class Mark:
     @property
     def sign(self) -> str:
         return SIGNS.get(self.kind, "")
+
+    def _replace_href(self, href: str) -> Mark:
+        return Mark(self.claim_id, self.kind, self.quote, self.note, href)
 
 
 def _squashed(text: str) -> tuple[str, list[int]]:
@@ -84,11 +87,14 @@ def _outside(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def place(text: str, marks: Sequence[Mark]) -> str:
-    """``text`` (Markdown) with a start and an end sentinel around each quote it contains."""
+def place(text: str, marks: Sequence[Mark], only: Collection[int] | None = None) -> str:
+    """``text`` (Markdown) with a start and an end sentinel around each quote it contains (of the marks at
+    the positions ``only``, default all); finish with the same ``marks`` list."""
     text = _PRIVATE.sub("", text)
     inserts: list[tuple[int, int, str]] = []  # (position, order, sentinel): ends before starts at one spot
     for i, mark in enumerate(marks[:256]):
+        if only is not None and i not in only:
+            continue
         span = locate(text, mark.quote) if mark.quote and mark.sign else None
         if span is None:
             continue
