@@ -50,6 +50,7 @@ table { border-collapse: collapse; margin: .4em 0; } th, td { border: 1px solid 
 th { background: rgba(127,127,127,.12); } .claim-note { font-size: .85em; text-decoration: none; }
 .claim-note-refuted { color: #b3261e; } .claim-note-conditional { color: #9a6700; }
 .claim-note-confirmed { color: #17803d; }
+.mark-kind { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
 mark.claim-mark { background: none; color: inherit; text-decoration: underline 2px; }
 mark.claim-mark-refuted { text-decoration-color: #b3261e; text-decoration-style: wavy; }
 mark.claim-mark-confirmed { text-decoration: none; }"""

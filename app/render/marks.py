@@ -123,20 +123,45 @@ def _balanced(fragment: str) -> bool:
     return not stack
 
 
+def _attr(value: str) -> str:
+    """An id-like attribute value: claim ids are kebab-case (``verify.claims``); anything else is dropped."""
+    return re.sub(r"[^A-Za-z0-9_#-]", "", value)
+
+
+KIND_WORDS = {"refuted": "refuted", "conditional": "conditional", "confirmed": "confirmed", "mismatch": "mismatch"}
+
+
 def note_html(mark: Mark) -> str:
-    """The visible verdict after a quote: a link to the claim's row (keyboard-reachable), escaped."""
-    label = f'<span class="mark-sign" aria-hidden="true">{mark.sign}</span>'
+    """The visible verdict after a quote: a link to the claim's row (keyboard-reachable), escaped; a screen
+    reader hears the verdict's name before the note (the sign is hidden from it)."""
     quiet = mark.kind == "confirmed" or not mark.note
+    label = (f'<span class="mark-sign" aria-hidden="true">{mark.sign}</span>'
+             f'<span class="mark-kind">{KIND_WORDS.get(mark.kind, "")}</span>')
     words = "" if quiet else f' <span class="mark-note">{_html.escape(mark.note)}</span>'
-    title = _html.escape(f"{mark.kind}: {mark.note}" if mark.note else mark.kind, quote=True)
-    attrs = f'class="claim-note claim-note-{mark.kind}" data-claim="{_html.escape(mark.claim_id, quote=True)}"'
+    attrs = f'class="claim-note claim-note-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
     if mark.href:
-        return f'<a {attrs} href="{_html.escape(mark.href, quote=True)}" aria-label="{title}">{label}{words}</a>'
-    return f'<span {attrs} role="note" aria-label="{title}">{label}{words}</span>'
+        return f'<a {attrs} href="{_attr(mark.href)}">{label}{words}</a>'
+    return f'<span {attrs}>{label}{words}</span>'
+
+
+def _in_tag(html: str, pos: int) -> bool:
+    """True when ``pos`` lies inside a tag (an attribute value such as a code fence's language)."""
+    return html.rfind("<", 0, pos) > html.rfind(">", 0, pos)
+
+
+def _text_only(rendered: str) -> str:
+    """Drop every sentinel that the renderer put inside a tag: a mark is only ever text content."""
+    out, last = [], 0
+    for m in _PRIVATE.finditer(rendered):
+        if _in_tag(rendered, m.start()):
+            out.append(rendered[last:m.start()])
+            last = m.end()
+    return "".join(out) + rendered[last:]
 
 
 def finish_html(rendered: str, marks: Sequence[Mark]) -> str:
     """Replace the sentinels in ``rendered`` (safe HTML of :func:`place`'s output) by the marks."""
+    rendered = _text_only(rendered)
     for i, mark in enumerate(marks[:256]):
         tag = chr(_BASE + i)
         start, end = _START + tag, _END + tag
@@ -145,7 +170,7 @@ def finish_html(rendered: str, marks: Sequence[Mark]) -> str:
             rendered = rendered.replace(start, "").replace(end, "")
             continue
         wrap = a < b and _balanced(rendered[a + 2:b])
-        cls = f'class="claim-mark claim-mark-{mark.kind}" data-claim="{_html.escape(mark.claim_id, quote=True)}"'
+        cls = f'class="claim-mark claim-mark-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
         rendered = rendered.replace(start, f"<mark {cls}>" if wrap else "", 1)
         rendered = rendered.replace(end, ("</mark>" if wrap else "") + note_html(mark), 1)
     return _PRIVATE.sub("", rendered)
