@@ -27,7 +27,7 @@ from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
 from app.export.tex import unsafe_tex
 from app.render.markdown import link_open_rule
-from app.render.marks import Mark, finish_html, locate, place
+from app.render.marks import MARKS_CSS, Mark, finish_html, locate, place
 from app.srs.items import MISCONCEPTION_KINDS, PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
 from app.srs.misconceptions import BACK, FRONT
 from app.verification.present import VERDICT_LABELS, claim_note, marks_for, psi_of, verdict_kind, verdicts_in
@@ -47,13 +47,8 @@ _CSS = """.card { font-family: system-ui, "PingFang SC", "Noto Sans CJK SC", "Mi
 .v-confirmed { color: #17803d; } .v-refuted { color: #b3261e; } .v-conditional { color: #9a6700; }
 pre, code { font-family: ui-monospace, Menlo, Consolas, monospace; }
 table { border-collapse: collapse; margin: .4em 0; } th, td { border: 1px solid #999; padding: .2em .55em; }
-th { background: rgba(127,127,127,.12); } .claim-note { font-size: .85em; text-decoration: none; }
-.claim-note-refuted { color: #b3261e; } .claim-note-conditional { color: #9a6700; }
-.claim-note-confirmed { color: #17803d; }
-.mark-kind { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
-mark.claim-mark { background: none; color: inherit; text-decoration: underline 2px; }
-mark.claim-mark-refuted { text-decoration-color: #b3261e; text-decoration-style: wavy; }
-mark.claim-mark-confirmed { text-decoration: none; }"""
+th { background: rgba(127,127,127,.12); }
+""" + MARKS_CSS
 _FRONT = """<div class="ctx">{{Context}}</div>
 <div class="q zh" lang="zh">{{Question zh}}</div>
 <div class="q en" lang="en">{{Question en}}</div>"""

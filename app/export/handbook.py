@@ -25,7 +25,7 @@ from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
 from app.export.deck import Verdicts
 from app.render.markdown import render_markdown
-from app.render.marks import Mark
+from app.render.marks import MARKS_CSS, Mark
 from app.search.offline import offline_index_json
 from app.verification.present import (
     VERDICT_LABELS,
@@ -169,7 +169,7 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
             on_card()
     script = _asset("match.js") + _asset("handbook.js")  # one inline script: the ranking, then the page
     return _environment().get_template("handbook.html").render(
-        modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css")),
+        modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css") + MARKS_CSS),
         script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
         search_index=Markup(offline_index_json(docs)),
     )

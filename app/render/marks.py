@@ -21,6 +21,7 @@ import html as _html
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 _START, _END = "\ue000", "\ue001"
 _BASE = 0xE100  # sentinel + chr(_BASE + i) names mark i (at most 256 marks per text)
@@ -30,6 +31,9 @@ _BLOCK = {"p", "li", "ul", "ol", "div", "table", "thead", "tbody", "tr", "td", "
           "h5", "h6", "blockquote", "pre", "details", "summary", "math", "a"}
 # math ($$..$$, $..$) and code (`..`) spans: a sentinel never goes inside one
 _ATOMIC = re.compile(r"\$\$.+?\$\$|(?<!\\)\$[^$\n]+?\$|(`+).+?\1", re.DOTALL)
+
+# the marks' CSS, one file for every surface (linked by the pages, inlined by the handbook and Anki)
+MARKS_CSS = (Path(__file__).resolve().parents[1] / "static" / "marks.css").read_text(encoding="utf-8")
 
 SIGNS = {"refuted": "✗", "conditional": "≈", "confirmed": "✓", "mismatch": "≠"}
 MARKED = tuple(SIGNS)

@@ -59,14 +59,16 @@ def test_no_anki_back_is_taller_than_a_screen(bundled: tuple[list[Any], Verdicts
             page.set_content(f"<style>{MODEL.css}</style><div class=card>{back}</div>")
             heights[key] = page.evaluate("document.documentElement.scrollHeight")
         # answer tables get borders and padding
-        page.set_content(f"<style>{MODEL.css}</style><div class=card>{backs['zero-sharding/optimizer-states-dominate']}</div>")
+        table_back = backs["zero-sharding/optimizer-states-dominate"]
+        page.set_content(f"<style>{MODEL.css}</style><div class=card>{table_back}</div>")
         td = page.locator("td").first
         assert td.evaluate("e => getComputedStyle(e).borderTopStyle") == "solid"
         assert float(td.evaluate("e => getComputedStyle(e).paddingLeft").removesuffix("px")) > 0
     finally:
         context.close()
     tallest = max(heights, key=lambda k: heights[k])
-    print(f"tallest Anki back at 800 px: {heights[tallest]} px ({tallest}); seed card note {heights['zero-sharding']} px")
+    print(f"tallest Anki back at 800 px: {heights[tallest]} px ({tallest}); "
+          f"seed card note {heights['zero-sharding']} px")
     assert heights[tallest] <= MAX_BACK_PX, tallest
     # Extra holds only the verdicts on that note's text: the card note (key insights) has none of the
     # derivation's "14Ψ/N", and no verdict appears twice

@@ -137,5 +137,6 @@ def test_cli_exports_the_seed(client: TestClient, database_url: str, tmp_path: P
     from app.models.review import ReviewItem
 
     with Session(create_engine(database_url)) as s:  # one note per review item the server quizzes (drills excepted)
-        items = len(s.exec(select(ReviewItem.id).where(col(ReviewItem.retired).is_(False), ReviewItem.kind != "drill")).all())
+        live = select(ReviewItem.id).where(col(ReviewItem.retired).is_(False), ReviewItem.kind != "drill")
+        items = len(s.exec(live).all())
     assert f"({items} notes from {len(cards)} card{'s' if len(cards) > 1 else ''})" in result.output

@@ -68,7 +68,8 @@ def test_seed_page_marks_the_text_in_every_language(verified: str, browser: Any)
         assert cond.is_visible() and "only as N → ∞" in cond.inner_text() and "N = 4: 2.29×" in cond.inner_text()
         # and a quiet ✓ for a confirmed quote (no words, just the sign)
         ok = page.locator("#derivation .lang-en a.claim-note-confirmed").first
-        assert ok.is_visible() and ok.locator(".mark-sign").inner_text() == "✓" and ok.locator(".mark-note").count() == 0
+        assert ok.is_visible() and ok.locator(".mark-sign").inner_text() == "✓"
+        assert ok.locator(".mark-note").count() == 0
         # the refuted en "16-byte FP32 optimizer states"
         assert "12Ψ, not 16Ψ" in page.locator("#insights .lang-en a.claim-note-refuted").first.inner_text()
 

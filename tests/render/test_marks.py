@@ -23,7 +23,8 @@ def test_locate_ignores_whitespace_and_takes_ellipses() -> None:
 
 
 def test_refuted_quote_is_wrapped_and_followed_by_its_correction() -> None:
-    html = marked("显存逐级下降、通信逐级增加。", [Mark("c1", "refuted", "通信逐级增加", "应为 2Ψ，不是 > 2Ψ", "#claim-c1")])
+    mark = Mark("c1", "refuted", "通信逐级增加", "应为 2Ψ，不是 > 2Ψ", "#claim-c1")
+    html = marked("显存逐级下降、通信逐级增加。", [mark])
     assert '<mark class="claim-mark claim-mark-refuted" data-claim="c1">通信逐级增加</mark>' in html
     assert '<a class="claim-note claim-note-refuted" data-claim="c1" href="#claim-c1"' in html
     assert "应为 2Ψ，不是 &gt; 2Ψ" in html  # the note is escaped text

@@ -107,7 +107,8 @@ def test_pitfall_format_and_importer() -> None:
     # the bank's "mistake：consequence"; a colon inside math or parentheses is not the split
     assert split_pitfall("以为 $a:b$ 免费（注：x）：通信增加") == ("以为 $a:b$ 免费（注：x）", "通信增加")
     assert split_pitfall("Using ZeRO-3 on slow links") == ("Using ZeRO-3 on slow links", "")
-    converted = mark_consequences(LangText(zh="- ⚠️ 混淆口径：差 $N$ 倍\n- 只有错误", en="- Forgetting `no_sync()`: N times"))
+    bank = LangText(zh="- ⚠️ 混淆口径：差 $N$ 倍\n- 只有错误", en="- Forgetting `no_sync()`: N times")
+    converted = mark_consequences(bank)
     assert converted.zh == "- ⚠️ 混淆口径 ⟹ 差 $N$ 倍\n- 只有错误"
     assert converted.en == "- Forgetting `no_sync()` ⟹ N times"
 
