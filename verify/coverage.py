@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from verify.claims import front_matter, parse_claims
-from verify.textnums import statements
+from verify.textnums import is_notation, statements
 
 COUNTED = ("formula", "multiplier", "percent", "size", "psi", "bytes")
 
@@ -64,7 +66,7 @@ def card_coverage(path: str | Path) -> Coverage:
 
 
 def text_coverage(text: str, source: str = "<card>") -> Coverage:
-    """:func:`card_coverage` of a card file's text (the server has the text, not the file; no torch)."""
+    """Coverage of one card file's text (front matter with claims, then the body)."""
     data = front_matter(text, source)
     claims = [c for c in parse_claims(text, source) if c.asserts or c.unverifiable]
     cov = Coverage(str(data.get("slug")))
@@ -74,7 +76,7 @@ def text_coverage(text: str, source: str = "<card>") -> Coverage:
         seen: set[str] = set()
         for st in statements(prose):
             key = _key(st.text)
-            if st.kind not in COUNTED or key in seen:
+            if st.kind not in COUNTED or is_notation(st) or key in seen:
                 continue
             seen.add(key)
             label = f"{lang}: {st.text}"
@@ -93,3 +95,13 @@ def deck_coverage(folder: str | Path, slug: str | None = None) -> list[Coverage]
         if slug is None or cov.card == slug:
             out.append(cov)
     return out
+
+
+@lru_cache(maxsize=256)
+def page_summary(text: str) -> dict[str, Any]:
+    """For the web server's card page: ``{"found": Y, "checked": X, "unchecked": ["en: 16Ψ", ...]}``.
+
+    Pure Python + sympy (never torch: tested); cached by the card file's text, so a page pays the LaTeX
+    parsing once per edit of the card. ``found`` 0 means the card states nothing quantitative."""
+    cov = text_coverage(text)
+    return {"found": len(cov.found), "checked": len(cov.checked), "unchecked": list(cov.unchecked)}

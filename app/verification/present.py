@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from app.render.markdown import render_markdown
@@ -212,16 +211,16 @@ def claim_line(v: Any, lang: str, psi: float | None) -> dict[str, str]:
     return {"kind": kind, "claimed": claimed, "measured": per_config(v, psi), "note": claim_note(v, lang, psi)}
 
 
-@lru_cache(maxsize=256)
 def statement_coverage(source_text: str) -> tuple[int, int]:
-    """(checked, found) quantitative statements of a card file's text (``verify.coverage``; no torch)."""
-    from verify.coverage import text_coverage
+    """(checked, found) quantitative statements of a card file's text (``verify.coverage.page_summary``:
+    sympy, never torch; cached by the text)."""
+    from verify.coverage import page_summary
 
     try:
-        cov = text_coverage(source_text)
+        cov = page_summary(source_text)
     except Exception:  # a card the claims reader cannot read is shown without the figure
         return 0, 0
-    return len(cov.checked), len(cov.found)
+    return int(cov["checked"]), int(cov["found"])
 
 
 def card_overview(source_text: str, verdicts: Sequence[Any]) -> dict[str, Any]:
