@@ -128,15 +128,22 @@ def anki_tags(doc: CardDoc, kind: str) -> list[str]:
 
 
 def _verdicts_html(items: Sequence[Mapping[str, Any]], psi: float | None) -> str:
-    """One line per verdict on text of this note: sign, label, the quote, the correction / condition."""
-    out = []
+    """The verdicts on text of this note: one line per refuted / conditional / mismatch claim (sign, label,
+    the quote, the correction or condition), then the confirmed quotes on one line."""
+    out, confirmed = [], []
     for v in items:
         kind = verdict_kind(v)
+        quote = str(v.get("text_zh") or v.get("text_en") or "")
+        if kind == "confirmed":
+            confirmed.append(escape(quote if len(quote) <= 40 else quote[:39] + "…"))
+            continue
         zh, en, sign = VERDICT_LABELS[kind]
-        quote = escape(str(v.get("text_zh") or v.get("text_en") or ""))
         note = " · ".join(dict.fromkeys(n for n in (claim_note(v, "zh", psi), claim_note(v, "en", psi)) if n))
-        out.append(f'<div class="v-{kind}"><b>{sign} {zh} · {en}</b> {quote}'
+        out.append(f'<div class="v-{kind}"><b>{sign} {zh} · {en}</b> {escape(quote)}'
                    + (f" — {escape(note)}" if note else "") + "</div>")
+    if confirmed:
+        zh, en, sign = VERDICT_LABELS["confirmed"]
+        out.append(f'<div class="v-confirmed"><b>{sign} {zh} · {en}</b> {"; ".join(confirmed)}</div>')
     return "\n".join(out)
 
 
