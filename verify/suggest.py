@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import sympy as sp
 import yaml
@@ -62,7 +63,7 @@ def _stage(sentence: str, before: int) -> str | None:
 
 
 def _expr(value: sp.Expr) -> str:
-    return sp.sstr(value).replace(" ", "")
+    return str(sp.sstr(value)).replace(" ", "")
 
 
 def propose_sentence(lang: str, sentence: str, context: str | None = None) -> list[Proposal]:
@@ -186,7 +187,7 @@ def _unique(props: list[Proposal]) -> list[Proposal]:
     return out
 
 
-def as_claims(props: list[Proposal], existing: set[str]) -> list[dict]:
+def as_claims(props: list[Proposal], existing: set[str]) -> list[dict[str, Any]]:
     claims, i = [], 1
     for p in props:
         while f"proposed-{i}" in existing:

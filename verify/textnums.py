@@ -43,7 +43,8 @@ _PLAIN = [
 ]
 _SIZE = {"GB": 10**9, "GiB": 2**30, "MB": 10**6, "MiB": 2**20, "TB": 10**12, "KB": 10**3, "B": 10**9,
          "ms": sp.Rational(1, 1000), "GB/s": 10**9, "Gbps": 10**9}
-_SPLIT = re.compile(r"=|(?:\\approx|\\to|\\rightarrow|\\Rightarrow|\\implies|\\ge|\\le|\\qquad|\\quad)(?![A-Za-z])|<|>|;|,")  # \\le, not \\left
+_SPLIT = re.compile(  # relations and separators (\\le, not \\left)
+    r"=|(?:\\approx|\\to|\\rightarrow|\\Rightarrow|\\implies|\\ge|\\le|\\qquad|\\quad)(?![A-Za-z])|<|>|;|,")
 
 
 def _digits(num: str) -> int:
