@@ -11,7 +11,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup setup-serve system-deps run sync serve verify test lint typecheck pytest bench clean
+.PHONY: setup setup-serve system-deps run sync serve verify verify-report test lint typecheck pytest bench clean
 
 # The venv starts without pip (ensurepip alone took 70 s on a loaded 2-core machine); uv installs what serving
 # needs (about 5x faster than pip here), pip comes in only for the full install.
@@ -56,6 +56,10 @@ system-deps:
 
 sync: setup-serve
 	$(VENV)/bin/proofdeck sync
+
+# the bundled deck's verdicts (committed; `proofdeck sync` stores them while the database has no run)
+verify-report: $(VERIFY_STAMP)
+	OMP_NUM_THREADS=1 PYTHONPATH=$(CURDIR) $(VENV)/bin/python -m verify --json verify/results/latest.json
 
 # Syncs cards/ once, at the server's start (its log shows the progress); the login link comes last.
 run: setup-serve

@@ -42,6 +42,10 @@ def startup_sync(engine: Engine, cards_dir: Path) -> None:
         return
     log.info("cards synced: %d added, %d updated, %d unchanged, %d retired", len(report.added),
              len(report.updated), len(report.unchanged), len(report.retired))
+    if cards_dir.resolve() == settings.CARDS_DIR.resolve():  # the shipped report judges the shipped deck
+        from app.deck.verdicts import load_bundled
+
+        log.info("%s", load_bundled(engine, settings.BUNDLED_REPORT))
 
 
 class _RedactTokens(logging.Filter):

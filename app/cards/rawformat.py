@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from app.cards.cardfile import decode_card_bytes
 from app.cards.errors import CardFileError
 from app.cards.latex_repair import repair_math
+from app.cards.pitfalls import mark_consequences
 from app.cards.schema import DIFFICULTIES, CardDoc, FollowUp, Label, LangText, Link
 
 NUMERALS = "一二三四五六七"
@@ -295,6 +296,7 @@ def parse_raw_text(text: str, name: str, *, title: LangText | None = None, slug:
     sections = {"summary": _summary(sec)}
     for idx, key in ((1, "insights"), (2, "derivation"), (3, "tradeoffs"), (4, "pitfalls")):
         sections[key] = _split_languages(sec, idx)
+    sections["pitfalls"] = mark_consequences(sections["pitfalls"])
     follow_ups, links = _follow_ups(sec), _links(sec)
     notes: list[str] = []
     derived = title is None

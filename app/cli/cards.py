@@ -44,5 +44,8 @@ def register(cli: typer.Typer) -> None:
             err.print(f"[yellow]{line}[/yellow]", highlight=False, soft_wrap=True)
         for line in report.math_fallbacks:
             err.print(f"[yellow]math shown as TeX[/yellow] {line}", highlight=False, soft_wrap=True)
+        from app.deck.verdicts import load_bundled
+
+        out.print(load_bundled(engine, settings.BUNDLED_REPORT), highlight=False)
         out.print(f"synced {folder}: {len(report.added)} added, {len(report.updated)} updated, "
                   f"{len(report.unchanged)} unchanged, {len(report.retired)} retired", highlight=False)

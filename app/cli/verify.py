@@ -46,9 +46,9 @@ def register(cli: typer.Typer) -> None:
 
         from app.core.config import settings
         from app.core.db import get_engine
+        from app.deck.verdicts import store_verdicts
         from app.models.migrate import init_db
         from app.verification.runner import VerifyRunError, run_verify
-        from app.verification.store import store_report
 
         if from_json:
             try:
@@ -70,7 +70,7 @@ def register(cli: typer.Typer) -> None:
         init_db(engine)
         with Session(engine) as session:
             try:
-                run = store_report(session, data)
+                run = store_verdicts(session, data)
             except ValidationError as exc:
                 err.print(f"[red]error[/red] the report does not have the verify JSON shape: {exc}")
                 raise typer.Exit(1) from None

@@ -18,6 +18,8 @@ class Settings(BaseSettings):
     DATABASE_URL: str = f"sqlite:///{PROJECT_ROOT / 'data' / 'proofdeck.db'}"
     # Folder of card source files (Markdown + YAML front matter), synced into the database.
     CARDS_DIR: Path = PROJECT_ROOT / "cards"
+    # the bundled deck's latest sweep, stored by `proofdeck sync` while the database has no run of its own
+    BUNDLED_REPORT: Path = PROJECT_ROOT / "verify" / "results" / "latest.json"
     # Sync cards/ into the database when the server starts.
     SYNC_ON_STARTUP: bool = True
     # Public base URL, used in the login link printed at first start.

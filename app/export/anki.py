@@ -21,12 +21,16 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from app.cards.pitfalls import split_pitfall
 from app.cards.schema import CardDoc, LangText
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
 from app.export.tex import unsafe_tex
 from app.render.markdown import link_open_rule
-from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
+from app.render.marks import MARKS_CSS, Mark, finish_html, locate, place
+from app.srs.items import MISCONCEPTION_KINDS, PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
+from app.srs.misconceptions import BACK, FRONT
+from app.verification.present import VERDICT_LABELS, claim_note, marks_for, psi_of, verdict_kind, verdicts_in
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
 DECK_ID = 1_744_213_002
@@ -34,14 +38,17 @@ DECK_NAME = "proofdeck"
 DECK_DESCRIPTION = "proofdeck: 中英双语 ML 系统面试卡片 · bilingual ML-systems interview cards"
 FIELDS = ("Key", "Context", "Question zh", "Question en", "Answer zh", "Answer en", "Extra")
 CARD_ITEM = "card"
-ANSWER_SECTIONS = ("summary", "insights", "pitfalls")  # the back of a card's own note
+ANSWER_SECTIONS = ("insights",)  # the back of a card's own note: the key insights only (atomic)
 
 _CSS = """.card { font-family: system-ui, "PingFang SC", "Noto Sans CJK SC", "Microsoft YaHei", sans-serif;
   font-size: 18px; line-height: 1.55; text-align: left; max-width: 42em; margin: 0 auto; }
 .ctx { color: #888; font-size: .8em; } .en { color: #555; } .nightMode .en { color: #bbb; }
 .q { font-weight: 600; } .extra { font-size: .85em; border-top: 1px dashed #aaa; margin-top: 1em; }
 .v-confirmed { color: #17803d; } .v-refuted { color: #b3261e; } .v-conditional { color: #9a6700; }
-pre, code { font-family: ui-monospace, Menlo, Consolas, monospace; }"""
+pre, code { font-family: ui-monospace, Menlo, Consolas, monospace; }
+table { border-collapse: collapse; margin: .4em 0; } th, td { border: 1px solid #999; padding: .2em .55em; }
+th { background: rgba(127,127,127,.12); }
+""" + MARKS_CSS
 _FRONT = """<div class="ctx">{{Context}}</div>
 <div class="q zh" lang="zh">{{Question zh}}</div>
 <div class="q en" lang="en">{{Question en}}</div>"""
@@ -87,9 +94,15 @@ def _parser() -> MarkdownIt:
     return md
 
 
-def field_html(markdown: str) -> str:
-    """Card Markdown as an Anki field: safe HTML, MathJax math, no newlines needed."""
-    return _parser().render(markdown).strip() if markdown.strip() else ""
+def field_html(markdown: str, marks: Sequence[Mark] = ()) -> str:
+    """Card Markdown as an Anki field: safe HTML, MathJax math, no newlines needed; ``marks``: the verdict
+    marks of the claims quoting it (``app.render.marks``, as on the card page)."""
+    if not markdown.strip():
+        return ""
+    marks = [m for m in marks if locate(markdown, m.quote)]
+    if not marks:
+        return str(_parser().render(markdown)).strip()
+    return str(finish_html(_parser().render(place(markdown, marks)), marks)).strip()
 
 
 _AV_TAG = re.compile(r"\[(?=(?:sound|anki):)", re.IGNORECASE)
@@ -114,19 +127,23 @@ def anki_tags(doc: CardDoc, kind: str) -> list[str]:
     return sorted({t.replace("/", "::") for t in raw})
 
 
-def _verdicts_html(items: Sequence[Mapping[str, Any]]) -> str:
-    out = []
+def _verdicts_html(items: Sequence[Mapping[str, Any]], psi: float | None) -> str:
+    """The verdicts on text of this note: one line per refuted / conditional / mismatch claim (sign, label,
+    the quote, the correction or condition), then the confirmed quotes on one line."""
+    out, confirmed = [], []
     for v in items:
         kind = verdict_kind(v)
-        keys = ("text_zh", "text_en", "condition", "reason_zh", "reason_en")
-        text = _join([field_html(str(v.get(k) or "")) for k in keys])
-        nums = ""
-        predicted, measured = format_value(v.get("predicted")), format_value(v.get("measured"))
-        if predicted or measured:
-            nums = f"<p>预测 predicted {escape(predicted)} · 实测 measured {escape(measured)}</p>"
-        claim = escape(str(v.get("claim_id", "")))
+        quote = str(v.get("text_zh") or v.get("text_en") or "")
+        if kind == "confirmed":
+            confirmed.append(escape(quote if len(quote) <= 40 else quote[:39] + "…"))
+            continue
         zh, en, sign = VERDICT_LABELS[kind]
-        out.append(f'<div class="v-{kind}"><b>{sign} {zh} · {en}</b> <code>{claim}</code>{text}{nums}</div>')
+        note = " · ".join(dict.fromkeys(n for n in (claim_note(v, "zh", psi), claim_note(v, "en", psi)) if n))
+        out.append(f'<div class="v-{kind}"><b>{sign} {zh} · {en}</b> {escape(quote)}'
+                   + (f" — {escape(note)}" if note else "") + "</div>")
+    if confirmed:
+        zh, en, sign = VERDICT_LABELS["confirmed"]
+        out.append(f'<div class="v-confirmed"><b>{sign} {zh} · {en}</b> {"; ".join(confirmed)}</div>')
     return "\n".join(out)
 
 
@@ -135,22 +152,49 @@ def _context(doc: CardDoc) -> str:
 
 
 def card_notes(doc: CardDoc, verdicts: Verdicts | None = None) -> list[genanki.Note]:
-    """The notes of one card: the card itself, then each follow-up."""
-    answer = {code: _join([field_html(getattr(doc.section(k), code)) for k in ANSWER_SECTIONS])
-              for code in ("zh", "en")}
-    extra = _verdicts_html((verdicts or {}).get(doc.slug, ()))
-    notes = [genanki.Note(model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, CARD_ITEM),
-                          tags=anki_tags(doc, "card"),
-                          fields=[inert(f) for f in (doc.slug, _context(doc), escape(doc.title.zh),
-                                                     escape(doc.title.en), answer["zh"], answer["en"], extra)])]
+    """One note per review item: the card (key insights), each follow-up, each pitfall (mistake → what goes
+    wrong) and each misconception drill (a refuted / conditional claim). The quoted words of every claim are
+    marked in place; Extra lists only the verdicts on text of that note."""
+    rows = list((verdicts or {}).get(doc.slug, ()))
+    psi = psi_of(rows)
+    marks = {lang: marks_for(rows, lang, psi, link=False) for lang in ("zh", "en")}
     title = _title(doc.title)
+    notes = []
+
+    def add(key: str, kind: str, context: str, q: dict[str, str], a: dict[str, str], md: dict[str, str]) -> None:
+        extra = _verdicts_html(verdicts_in(rows, md), psi)
+        notes.append(genanki.Note(model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, key),
+                                  tags=anki_tags(doc, kind),
+                                  fields=[inert(f) for f in (key if key == doc.slug else f"{doc.slug}/{key}", context,
+                                                             q["zh"], q["en"], a["zh"], a["en"], extra)]))
+
+    insights = {lang: "\n\n".join(getattr(doc.section(k), lang) for k in ANSWER_SECTIONS) for lang in ("zh", "en")}
+    notes.append(genanki.Note(
+        model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, CARD_ITEM), tags=anki_tags(doc, "card"),
+        fields=[inert(f) for f in (doc.slug, _context(doc), escape(doc.title.zh), escape(doc.title.en),
+                                   field_html(insights["zh"], marks["zh"]), field_html(insights["en"], marks["en"]),
+                                   _verdicts_html(verdicts_in(rows, insights), psi))]))
     for fu in doc.follow_ups:
-        notes.append(genanki.Note(
-            model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, fu.id),
-            tags=anki_tags(doc, "follow-up"),
-            fields=[inert(f) for f in (f"{doc.slug}/{fu.id}", f"{_context(doc)} · {title}", field_html(fu.question.zh),
-                                       field_html(fu.question.en), field_html(fu.answer.zh), field_html(fu.answer.en),
-                                       "")]))
+        answers = {lang: atomic(getattr(fu.answer, lang), lang) for lang in ("zh", "en")}
+        add(fu.id, "follow-up", f"{_context(doc)} · {title}",
+            {lang: field_html(getattr(fu.question, lang), marks[lang]) for lang in ("zh", "en")},
+            {lang: field_html(answers[lang], marks[lang]) for lang in ("zh", "en")}, answers)
+    for i, pair in enumerate(pitfall_pairs(doc), start=1):
+        parts = {lang: split_pitfall(text) if text else ("", "") for lang, text in zip(("zh", "en"), pair, strict=True)}
+        add(f"pitfall-{i}", "pitfall", f"{_context(doc)} · {title}",
+            {lang: field_html(f"{PITFALL_PROMPT[lang]}\n\n> {m}") if m else "" for lang, (m, _c) in parts.items()},
+            {lang: field_html(c or PITFALL_FALLBACK[lang]) if m else "" for lang, (m, c) in parts.items()},
+            {lang: pair[j] for j, lang in enumerate(("zh", "en"))})
+    for v in rows:
+        kind = verdict_kind(v)
+        if kind not in MISCONCEPTION_KINDS:
+            continue
+        q = {lang: field_html(f"{FRONT[kind][lang]}\n\n> {v.get(f'text_{lang}')}") if v.get(f"text_{lang}") else ""
+             for lang in ("zh", "en")}
+        a = {lang: escape(BACK[kind][lang] + claim_note(v, lang, psi).removeprefix("不成立：" if lang == "zh" else
+                                                                                 "wrong: ")) if q[lang] else ""
+             for lang in ("zh", "en")}
+        add(f"misconception-{v.get('claim_id')}", "misconception", f"{_context(doc)} · {title}", q, a, {})
     return notes
 
 

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from app.cards.cardfile import load_card_text
 from app.cards.schema import CardDoc, Label, LangText
 from app.models.card import Card
-from app.verification.store import latest_verdicts_by_card
+from app.verification.store import card_verdicts, latest_verdicts_by_card
 
 # slug -> verdict dicts {claim_id, verdict, text_zh, text_en, predicted, measured, condition, reason_zh, reason_en}
 Verdicts = Mapping[str, Sequence[Mapping[str, Any]]]
@@ -71,4 +71,5 @@ def verdict_dict(row: Any) -> dict[str, Any]:
 def load_verdicts(session: Session) -> dict[str, list[dict[str, Any]]]:
     """The latest verification verdicts per card slug (none for cards never verified)."""
     by_card = latest_verdicts_by_card(session)
-    return {slug: [verdict_dict(v) for v in rows] for slug, rows in by_card.items()}
+    psi = {slug: cv.psi for slug, cv in card_verdicts(session).items()}
+    return {slug: [verdict_dict(v) | {"psi": psi.get(slug)} for v in rows] for slug, rows in by_card.items()}

@@ -25,8 +25,17 @@ from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
 from app.export.deck import Verdicts
 from app.render.markdown import render_markdown
+from app.render.marks import MARKS_CSS, Mark
 from app.search.offline import offline_index_json
-from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
+from app.verification.present import (
+    VERDICT_LABELS,
+    claim_note,
+    format_value,
+    marked_html,
+    marks_for,
+    psi_of,
+    verdict_kind,
+)
 
 TEMPLATES = PROJECT_ROOT / "templates"
 
@@ -61,8 +70,14 @@ class Html:
     en: Markup
 
     @classmethod
-    def of(cls, text: LangText) -> Html:
-        return cls(rendered(text.zh), rendered(text.en))
+    def of(cls, text: LangText, marks: Mapping[str, Sequence[Mark]] | None = None,
+           used: Mapping[str, set[str]] | None = None) -> Html:
+        """``marks``: per language, the verdict marks of the claims quoting this text (each claim marked
+        once per card: ``used``)."""
+        if not marks:
+            return cls(rendered(text.zh), rendered(text.en))
+        return cls(*(Markup(offline(marked_html(getattr(text, lang), marks[lang], (used or {}).get(lang))))
+                     for lang in ("zh", "en")))
 
 
 @dataclass
@@ -95,6 +110,7 @@ def anchor(slug: str) -> str:
 def _verdict_view(v: Mapping[str, Any]) -> dict[str, Any]:
     kind = verdict_kind(v)
     return {"kind": kind, "label": VERDICT_LABELS[kind], "claim_id": str(v.get("claim_id", "")),
+            "note": {lang: claim_note(v, lang, psi_of([v])) for lang in ("zh", "en")},
             "text": Html.of(LangText(zh=str(v.get("text_zh") or ""), en=str(v.get("text_en") or ""))),
             "reason": Html.of(LangText(zh=str(v.get("reason_zh") or ""), en=str(v.get("reason_en") or ""))),
             "predicted": format_value(v.get("predicted")), "measured": format_value(v.get("measured")),
@@ -102,9 +118,15 @@ def _verdict_view(v: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def card_view(doc: CardDoc, titles: Mapping[str, LangText], verdicts: Verdicts) -> CardView:
-    sections = [(key, SECTION_TITLES[key], Html.of(text)) for key, text in doc.sections.items()
+    rows = list(verdicts.get(doc.slug, ()))
+    psi = psi_of(rows)
+    marks = {lang: [m._replace_href(f"#{anchor(doc.slug)}-claim-{m.claim_id}") for m in marks_for(rows, lang, psi)]
+             for lang in ("zh", "en")}
+    used: dict[str, set[str]] = {"zh": set(), "en": set()}
+    sections = [(key, SECTION_TITLES[key], Html.of(text, marks, used)) for key, text in doc.sections.items()
                 if not text.is_empty()]
-    follow_ups = [(fu.id, Html.of(fu.question), Html.of(fu.answer)) for fu in doc.follow_ups]
+    follow_ups = [(fu.id, Html.of(fu.question, marks, used), Html.of(fu.answer, marks, used))
+                  for fu in doc.follow_ups]
     links = [(anchor(link.slug), titles[link.slug]) if link.slug in titles
              else ("", link.title if not link.title.is_empty() else LangText(en=link.slug))
              for link in doc.links]
@@ -147,7 +169,7 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
             on_card()
     script = _asset("match.js") + _asset("handbook.js")  # one inline script: the ranking, then the page
     return _environment().get_template("handbook.html").render(
-        modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css")),
+        modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css") + MARKS_CSS),
         script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
         search_index=Markup(offline_index_json(docs)),
     )

@@ -26,7 +26,8 @@ from app.export.deck import Verdicts
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
 from app.export.obsidian_state import VaultState, block_id
 from app.export.obsidian_text import one_block, sr_unsafe, to_obsidian
-from app.verification.present import VERDICT_LABELS, format_value, verdict_kind
+from app.render.marks import Mark, finish_markdown, locate, place
+from app.verification.present import VERDICT_LABELS, format_value, marks_for, psi_of, verdict_kind
 
 VAULT_ROOT = "proofdeck"
 MANIFEST = ".proofdeck-export.json"  # what the last `proofdeck export obsidian DIR` wrote
@@ -121,6 +122,18 @@ def _callout(kind: str, title: str, body: str) -> list[str]:
     return [*lines, ""]
 
 
+def _placed(text: LangText, marks: Sequence[tuple[str, Mark]], used: set[int]) -> LangText:
+    """``text`` with the sentinels of the claims quoting it; ``marks``: (language, mark), each placed once
+    per note (``used``: positions already placed)."""
+    out = {}
+    for lang in ("zh", "en"):
+        value = getattr(text, lang)
+        todo = {i for i, (lg, m) in enumerate(marks) if lg == lang and i not in used and locate(value, m.quote)}
+        used.update(todo)
+        out[lang] = place(value, [m for _, m in marks], todo) if todo else value
+    return LangText(**out)
+
+
 def _bilingual(text: LangText) -> str:
     """zh, a thematic break, en (the break also keeps a zh list and an en list apart)."""
     return "\n\n***\n\n".join(to_obsidian(t.strip("\n")) for t in (text.zh, text.en) if t.strip())
@@ -166,9 +179,14 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
     index = layout.index[layout.module_key(doc)]
     out = [_properties(props), f"# {one_line(both(doc.title))}", "",
            f"[[{index}]] · {one_line(label_text(doc.topic))} · {doc.difficulty}", ""]
+    rows = list((verdicts or {}).get(doc.slug, ()))
+    psi = psi_of(rows)
+    marks = [(lang, m) for lang in ("zh", "en") for m in marks_for(rows, lang, psi, link=False)]
+    used: set[int] = set()
     for key, text in doc.sections.items():
         if text.is_empty():
             continue
+        text = _placed(text, marks, used)
         heading = " · ".join(SECTION_TITLES[key])
         if key == "pitfalls":
             out += _callout("warning", heading, _bilingual(text))
@@ -190,9 +208,10 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
         schedules = vault.schedules(doc.slug) if vault else {}
         for fu in doc.follow_ups:
             question = one_block(fu.question.zh, fu.question.en)
-            answer = one_block(fu.answer.zh, fu.answer.en) or NO_ANSWER
+            ans = _placed(fu.answer, marks, used)
+            answer = one_block(ans.zh, ans.en) or NO_ANSWER
             out += followup_card(question, answer, fu.id, schedules.get(fu.id))
-    return "\n".join(out).rstrip("\n") + "\n"
+    return finish_markdown("\n".join(out).rstrip("\n") + "\n", [m for _, m in marks])
 
 
 def module_index(key: str, docs: Sequence[CardDoc], layout: VaultLayout) -> str:

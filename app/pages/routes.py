@@ -25,7 +25,7 @@ from app.models.card import Card
 from app.schemas.cards import CardSummary, LabelPublic
 from app.search.match import MAX_LIMIT as MATCH_LIMIT
 from app.search.match import Hit, MatchQueryError, match
-from app.verification.present import verdict_view
+from app.verification.present import card_overview, claim_line, mark_card, run_psi, verdict_view
 from app.verification.store import latest_verdicts
 from app.web.templating import render_page
 
@@ -115,8 +115,12 @@ def card_page(request: Request, session: SessionDep, user: OptionalUser, slug: s
         return render_page(request, "error.html", {"status_code": 404, "detail": str(exc), "user": user},
                            status_code=404)
     run, verdicts = latest_verdicts(session, slug)
+    psi = run_psi(run)
+    mark_card(card, verdicts, psi)
     verification = {
         "run": run,
-        "by_claim": {v.claim_key: verdict_view(v) for v in verdicts},
+        "by_claim": {v.claim_key: verdict_view(v) | {"line": {lang: claim_line(v, lang, psi) for lang in ("zh", "en")}}
+                     for v in verdicts},
+        "overview": card_overview(card.source, verdicts),
     }
     return render_page(request, "card.html", {"card": card, "verification": verification, "user": user})

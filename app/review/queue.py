@@ -32,6 +32,7 @@ from sqlalchemy import bindparam, func
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import Session
 from sqlmodel.sql.sqltypes import UTCDateTime
 
 from app.core.vocab import LANGUAGES as LANGS
@@ -40,6 +41,7 @@ from app.models import clock
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
 from app.srs.scheduler import as_utc, day_start, to_db
+from app.verification.store import CardVerdicts, card_verdicts
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
@@ -64,6 +66,7 @@ class LiveItem:
     title_zh: str
     title_en: str
     source_text: str
+    verdicts: CardVerdicts = CardVerdicts()  # the card's latest verdicts (marks, misconception drills)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +174,12 @@ def _new_today_statement() -> Any:
 def load_deck(conn: Connection, rev: int) -> DeckIndex:
     items: dict[int, LiveItem] = {}
     order: dict[str, list[int]] = {lang: [] for lang in LANGS}
+    with Session(bind=conn) as session:
+        verdicts = card_verdicts(session)
     for r in conn.execute(_deck_statement()):
         item = LiveItem(id=r.id, kind=r.kind, key=r.key, lang=r.lang, card_id=r.card_id, slug=r.slug,
-                        title_zh=r.title_zh, title_en=r.title_en, source_text=r.source_text)
+                        title_zh=r.title_zh, title_en=r.title_en, source_text=r.source_text,
+                        verdicts=verdicts.get(r.slug, CardVerdicts()))
         items[item.id] = item
         for lang in LANGS:
             if lang_matches(item.lang, lang):

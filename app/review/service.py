@@ -23,8 +23,10 @@ from app.review.grading import state_public
 from app.review.queue import Pick
 from app.srs import drills
 from app.srs.items import drill_faces, faces
+from app.srs.misconceptions import card_marks, misconception_faces
 from app.srs.prefs import settings_for
 from app.srs.scheduler import as_utc, to_db
+from app.verification.store import one_card_verdicts
 
 
 def _live(lang: str) -> list[Any]:
@@ -37,6 +39,8 @@ def _live(lang: str) -> list[Any]:
 def item_view(session: Session, user_id: int, item: Any, card: Any, state: Any) -> dict[str, Any]:
     """What the quiz shows for ``item`` of ``card`` (rows or anything with their fields); a drill gets a
     fresh showing (its numbers stored server-side), written after closing ``session``'s connection."""
+    card = SimpleNamespace(id=card.id, slug=card.slug, title_zh=card.title_zh, title_en=card.title_en,
+                           source_text=card.source_text, verdicts=one_card_verdicts(session, card.slug))
     return _render(session.get_bind(), user_id, item, card, state, release=session)  # type: ignore[arg-type]
 
 
@@ -50,8 +54,10 @@ def _render(engine: Engine, user_id: int, item: Any, card: Any, state: Any,
         showing_id = run_write(engine, lambda s: _add_showing(s, user_id, item_id, params), release=release)
         front, _back = drill_faces(params)
         back = None
+    elif item.kind == "misconception":
+        front, back = misconception_faces(card.verdicts, item.key)
     else:
-        front, back = faces(card.source_text, card.slug, item.kind, item.key)
+        front, back = faces(card.source_text, card.slug, item.kind, item.key, card_marks(card.verdicts))
     return {
         "id": item.id, "kind": item.kind, "key": item.key, "lang": item.lang,
         "card": {"id": card.id, "slug": card.slug, "title_zh": card.title_zh, "title_en": card.title_en},
@@ -73,7 +79,7 @@ def next_view(engine: Engine, user_id: int, pick: Pick, language: str,
         "next_due": pick.next_due.isoformat() if pick.next_due is not None else None, "language": language}
     if item is not None:
         card = SimpleNamespace(id=item.card_id, slug=item.slug, title_zh=item.title_zh, title_en=item.title_en,
-                               source_text=item.source_text)
+                               source_text=item.source_text, verdicts=item.verdicts)
         out["item"] = _render(engine, user_id, item, card, pick.state, release=release)
     return out
 

@@ -1,15 +1,20 @@
 """Review items derived from a card, and what each one shows (front / back, zh and en).
 
-A card yields: itself (``card``/``card``), one item per follow-up (``followup``/<follow-up id>), one
-true/false item per pitfall bullet per language (``pitfall``/``pitfall-en-2``; ``lang`` set, so a user
-reading only one language is not asked the other's), and the ZeRO drills (``drill``/``memory-zero2``)
-when its claims reference ZeRO checks (see ``app.srs.drills``). Sync calls :func:`refresh_items_bulk`; an
+A card yields: itself (``card``/``card``: its back is the key insights only), one item per follow-up
+(``followup``/<follow-up id>), one item per pitfall (``pitfall``/``pitfall-2``: the i-th zh and i-th en
+bullet are one pitfall, asked once in both-language mode; ``lang`` set only when one language has it),
+whose front is the mistake ("what goes wrong, and why?") and whose back the consequence (the bullet's
+part after ``⟹``, see :func:`split_pitfall`), a misconception drill per claim whose latest verdict is
+refuted or conditional (``misconception``/<claim id>; its numbers come from the stored verdict, see
+:mod:`app.srs.misconceptions`), and the ZeRO drills (``drill``/``memory-zero2``) when its claims
+reference ZeRO checks (see ``app.srs.drills``). Sync calls :func:`refresh_items_bulk`; an
 item whose source disappears is retired, never deleted, so its history stays; if it comes back it
 returns with its history.
 """
 
 from __future__ import annotations
 
+import html as _html
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,13 +23,16 @@ from sqlalchemy import insert, update
 from sqlmodel import Session, col, select
 
 from app.cards.cardfile import load_card_text
+from app.cards.pitfalls import split_pitfall
 from app.cards.schema import SECTION_TITLES, CardDoc
 from app.core.vocab import CARD_LANGS
 from app.models.card import Card
 from app.models.clock import deck_changed
 from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
+from app.render.marks import Mark
 from app.srs import drills
+from app.verification.present import marked_html
 
 LANGS = CARD_LANGS
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")
@@ -51,15 +59,39 @@ def pitfall_statements(text: str) -> list[str]:
     return [i for i in items if i]
 
 
-def item_specs(doc: CardDoc) -> list[ItemSpec]:
+def pitfall_pairs(doc: CardDoc) -> list[tuple[str, str]]:
+    """The card's pitfalls as (zh bullet, en bullet) pairs, by position; "" where a language has fewer."""
+    pitfalls = doc.section("pitfalls")
+    zh, en = pitfall_statements(pitfalls.zh), pitfall_statements(pitfalls.en)
+    return [(zh[i] if i < len(zh) else "", en[i] if i < len(en) else "") for i in range(max(len(zh), len(en)))]
+
+
+MISCONCEPTION_KINDS = ("refuted", "conditional")
+PITFALL_PROMPT = {"zh": "这样做会出什么问题？为什么？", "en": "What goes wrong here, and why?"}
+PITFALL_FALLBACK = {"zh": "这是本卡列出的常见陷阱（卡片未写明后果）。",
+                    "en": "The card lists this as a pitfall (it does not say what follows)."}
+
+
+def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> list[ItemSpec]:
+    """``verdict_kinds``: claim id → its latest verdict (misconception drills for refuted / conditional)."""
     specs = [ItemSpec("card", "card")]
     specs += [ItemSpec("followup", fu.id) for fu in doc.follow_ups]
-    pitfalls = doc.section("pitfalls")
-    for lang in LANGS:
-        for i, _ in enumerate(pitfall_statements(getattr(pitfalls, lang)), start=1):
-            specs.append(ItemSpec("pitfall", f"pitfall-{lang}-{i}", lang))
+    for i, (zh, en) in enumerate(pitfall_pairs(doc), start=1):
+        specs.append(ItemSpec("pitfall", f"pitfall-{i}", "" if zh and en else ("zh" if zh else "en")))
+    kinds = verdict_kinds or {}
+    for c in doc.claims:
+        if kinds.get(c.id) in MISCONCEPTION_KINDS:
+            lang = "" if c.text.zh and c.text.en else ("zh" if c.text.zh else "en")
+            specs.append(ItemSpec("misconception", c.id, lang))
     specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.asserts or c.check for c in doc.claims])]
     return specs
+
+
+def latest_verdict_kinds(session: Session) -> dict[str, dict[str, str]]:
+    """slug → claim id → verdict of the latest finished run (one query)."""
+    from app.verification.store import latest_verdicts_by_card
+
+    return {slug: {v.claim_key: v.verdict for v in rows} for slug, rows in latest_verdicts_by_card(session).items()}
 
 
 def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
@@ -81,9 +113,10 @@ def refresh_items_bulk(session: Session, cards: list[tuple[Card, CardDoc]]) -> N
         for src in session.exec(select(ItemSource).where(col(ItemSource.card_id).in_(chunk))):
             sources[src.card_id] = src
     new_rows: list[dict[str, object]] = []
+    kinds = latest_verdict_kinds(session)
     for card, doc in cards:
         assert card.id is not None
-        for pos, spec in enumerate(item_specs(doc)):
+        for pos, spec in enumerate(item_specs(doc, kinds.get(doc.slug))):
             item = existing.pop((card.id, spec.kind, spec.key), None)
             position = card.id * 1000 + pos
             if item is None:
@@ -147,6 +180,14 @@ def refresh_stale_items(session: Session) -> int:
     return fixed + len(stale)
 
 
+def refresh_after_verdicts(session: Session) -> None:
+    """A new report was stored: misconception drills follow the latest verdicts (commits)."""
+    live = session.exec(select(Card).where(col(Card.retired).is_(False))).all()
+    refresh_items_bulk(session, [(card, card_doc(card.source_text, card.slug)) for card in live])
+    deck_changed(session)
+    session.commit()
+
+
 @lru_cache(maxsize=2048)
 def card_doc(source_text: str, slug: str) -> CardDoc:
     return load_card_text(source_text, slug)
@@ -197,33 +238,89 @@ def answering_sections(doc: CardDoc, question: str) -> tuple[str, ...]:
     return ("summary", best[1]) if best[0] > 0 else ("summary", "insights")
 
 
+Marks = tuple[tuple[Mark, ...], tuple[Mark, ...]]  # (zh, en) verdict marks of the card's claims
+
+
 @lru_cache(maxsize=8192)
-def faces(source_text: str, slug: str, kind: str, key: str) -> tuple[Face, Face]:
-    """(front, back) of a non-drill item, cached by the card's text."""
+def faces(source_text: str, slug: str, kind: str, key: str, marks: Marks = ((), ())) -> tuple[Face, Face]:
+    """(front, back) of a non-drill item, cached by the card's text and its verdict marks (the claims'
+    quoted words are marked where they occur, as on the card page)."""
+    front, back = _faces(source_text, slug, kind, key)
+    if not any(marks):
+        return front, back
+    doc = card_doc(source_text, slug)
+    texts = _item_texts(doc, kind, key)
+    out = []
+    for face, part in ((front, 0), (back, 1)):
+        marked = {}
+        for i, lang in enumerate(LANGS):
+            text = texts[part][lang]
+            marked[lang] = marked_html(text, marks[i]) if text and getattr(face, lang) else getattr(face, lang)
+        out.append(Face(**marked))
+    return out[0], out[1]
+
+
+def _item_texts(doc: CardDoc, kind: str, key: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The Markdown behind a card / follow-up item's front and back (for marking); {} parts are skipped."""
+    empty = dict.fromkeys(LANGS, "")
+    if kind == "card":
+        return empty, {lang: _sections(doc, ("insights",), lang) for lang in LANGS}
+    if kind == "followup":
+        fu = next(f for f in doc.follow_ups if f.id == key)
+        return ({"zh": fu.question.zh, "en": fu.question.en},
+                {lang: atomic(getattr(fu.answer, lang), lang) for lang in LANGS})
+    return empty, empty
+
+
+BACK_LIMIT = 1200  # visible characters per language of an item's back (tested on the bundled deck)
+_MORE = {"zh": "*（其余——算例、注意事项——见卡片的“追问”。）*",
+         "en": "*(The rest — worked example, caveats — is in the card's follow-ups.)*"}
+
+
+def visible_length(html_text: str) -> int:
+    """Characters a reader sees in rendered HTML (tags and MathML annotations dropped)."""
+    text = re.sub(r"<annotation[^>]*>.*?</annotation>", "", html_text, flags=re.DOTALL)
+    return len(_html.unescape(re.sub(r"<[^>]+>", "", text)))
+
+
+def atomic(text: str, lang: str) -> str:
+    """``text`` cut after the last whole paragraph that keeps the back within :data:`BACK_LIMIT`, with a
+    line saying the rest is on the card (a long answer is a defect of the item, not of the card)."""
+    if visible_length(_md(text)) <= BACK_LIMIT:
+        return text
+    kept: list[str] = []
+    room = BACK_LIMIT - visible_length(_md(_MORE[lang])) - 10
+    for block in re.split(r"\n\s*\n", text):
+        size = visible_length(_md(block))
+        if kept and size > room:
+            break
+        kept.append(block)
+        room -= size
+    return "\n\n".join(kept + [_MORE[lang]])
+
+
+def _faces(source_text: str, slug: str, kind: str, key: str) -> tuple[Face, Face]:
     doc = card_doc(source_text, slug)
     if kind == "card":
         front = Face(zh=_md(f"## {doc.title.zh}") if doc.title.zh else "",
                      en=_md(f"## {doc.title.en}") if doc.title.en else "")
-        back = Face(**{lang: _md(_sections(doc, ("summary", "insights"), lang)) for lang in LANGS})
+        back = Face(**{lang: _md(_sections(doc, ("insights",), lang)) for lang in LANGS})
         return front, back
     if kind == "followup":
         fu = next(f for f in doc.follow_ups if f.id == key)
         front = Face(zh=_md(fu.question.zh), en=_md(fu.question.en))
         q = fu.question.zh + " " + fu.question.en
-        back_text = {lang: getattr(fu.answer, lang) or _sections(doc, answering_sections(doc, q), lang)
+        back_text = {lang: atomic(getattr(fu.answer, lang) or _sections(doc, answering_sections(doc, q), lang), lang)
                      for lang in LANGS}
         return front, Face(**{lang: _md(back_text[lang]) for lang in LANGS})
     if kind == "pitfall":
-        _, lang, n = key.split("-")
-        statement = pitfall_statements(getattr(doc.section("pitfalls"), lang))[int(n) - 1]
-        prompt = {"zh": "判断正误：", "en": "True or false — this is sound practice:"}[lang]
-        verdict = {"zh": "**错误**：这是本卡列出的常见陷阱。",
-                   "en": "**False**: the card lists this as a common pitfall."}
-        front_md = f"{prompt}\n\n> {statement}"
-        back_md = verdict[lang] + "\n\n" + _sections(doc, ("pitfalls",), lang)
-        empty = ""
-        return (Face(**{lang: _md(front_md), ("en" if lang == "zh" else "zh"): empty}),
-                Face(**{lang: _md(back_md), ("en" if lang == "zh" else "zh"): empty}))
+        pair = dict(zip(LANGS, pitfall_pairs(doc)[int(key.rsplit("-", 1)[1]) - 1], strict=True))
+        fronts, backs = {}, {}
+        for lang in LANGS:
+            mistake, consequence = split_pitfall(pair[lang]) if pair[lang] else ("", "")
+            fronts[lang] = _md(f"{PITFALL_PROMPT[lang]}\n\n> {mistake}") if mistake else ""
+            backs[lang] = _md(consequence or PITFALL_FALLBACK[lang]) if mistake else ""
+        return Face(**fronts), Face(**backs)
     raise ValueError(f"no static faces for item kind {kind!r}")
 
 

@@ -4,7 +4,8 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  const KIND = { card: "卡片 card", followup: "追问 follow-up", pitfall: "陷阱 pitfall", drill: "计算 drill" };
+  const KIND = { card: "卡片 card", followup: "追问 follow-up", pitfall: "陷阱 pitfall", drill: "计算 drill",
+                 misconception: "纠错 misconception" };
   let current = null, shownAt = 0, idemKey = "", revealed = false, busy = false, answered = false;
   let chainQueue = [];
   // Study session (/quiz/study?q= or ?cards=): the matched cards' items, walked here; no answer is sent, so

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import platform
+from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any
 
@@ -37,7 +39,10 @@ def fail_run(session: Session, run: VerificationRun, error: str) -> None:
 
 def store_report(session: Session, data: dict[str, Any], run: VerificationRun | None = None,
                  host: str | None = None) -> VerificationRun:
-    """Validate ``data`` (raises pydantic.ValidationError) and store it with one verdict row per claim."""
+    """Validate ``data`` (raises pydantic.ValidationError) and store it with one verdict row per claim.
+
+    Review items read the verdicts (misconception drills): store through ``app.deck.verdicts.store_verdicts``,
+    which refreshes them, unless the caller does that itself."""
     report = VerifyReport.model_validate(data)
     if run is None:
         run = VerificationRun(proofdeck_version=proofdeck_version())
@@ -93,3 +98,51 @@ def latest_verdicts_by_card(session: Session) -> dict[str, list[ClaimVerdict]]:
         if latest_run.setdefault(v.card_slug, v.run_id) == v.run_id:
             out.setdefault(v.card_slug, []).append(v)
     return dict(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class VerdictRow:
+    """A stored verdict as the learner-facing surfaces read it (hashable: render caches key on it)."""
+
+    claim_key: str
+    verdict: str
+    text_zh: str
+    text_en: str
+    predicted: str
+    measured: str
+    condition: str
+    reason_zh: str
+    reason_en: str
+
+    @classmethod
+    def of(cls, v: Any) -> VerdictRow:
+        def text(x: Any) -> str:
+            return x if isinstance(x, str) else "" if x is None else json.dumps(x, sort_keys=True)
+        return cls(v.claim_key, v.verdict, v.text_zh, v.text_en, text(v.predicted), text(v.measured),
+                   v.condition or "", v.reason_zh, v.reason_en)
+
+
+@dataclass(frozen=True)
+class CardVerdicts:
+    """A card's latest verdicts and the Ψ of the sweep that produced them (for human units)."""
+
+    psi: float | None = None
+    rows: tuple[VerdictRow, ...] = ()
+
+
+def card_verdicts(session: Session) -> dict[str, CardVerdicts]:
+    """slug → :class:`CardVerdicts` of its latest finished run (two queries), for the quiz's deck index."""
+    from app.verification.present import run_psi
+
+    by_card = latest_verdicts_by_card(session)
+    runs = {r.id: r for r in session.exec(select(VerificationRun).where(
+        col(VerificationRun.id).in_({rows[0].run_id for rows in by_card.values() if rows})))}
+    return {slug: CardVerdicts(run_psi(runs.get(rows[0].run_id)), tuple(VerdictRow.of(v) for v in rows))
+            for slug, rows in by_card.items() if rows}
+
+
+def one_card_verdicts(session: Session, slug: str) -> CardVerdicts:
+    from app.verification.present import run_psi
+
+    run, rows = latest_verdicts(session, slug)
+    return CardVerdicts(run_psi(run), tuple(VerdictRow.of(v) for v in rows))

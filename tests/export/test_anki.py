@@ -15,6 +15,7 @@ from anki.import_export_pb2 import ImportAnkiPackageOptions
 
 from app.cards.schema import CardDoc, LangText
 from app.export.anki import FIELDS, field_html, inert, write_package
+from app.srs.items import MISCONCEPTION_KINDS, pitfall_pairs
 from tests.export.test_handbook import live_markup
 
 T0 = 1_764_000_000.0
@@ -39,17 +40,19 @@ def note_by_key(col: Collection, key: str) -> Any:
     return col.get_note(ids[0])
 
 
-def items(docs: list[CardDoc]) -> int:
-    return sum(1 + len(d.follow_ups) for d in docs)
+def items(docs: list[CardDoc], verdicts: dict[str, list[dict[str, object]]] | None = None) -> int:
+    """One note per review item: the card, its follow-ups, its pitfalls, its misconception drills."""
+    drills = {slug: sum(v["verdict"] in MISCONCEPTION_KINDS for v in rows) for slug, rows in (verdicts or {}).items()}
+    return sum(1 + len(d.follow_ups) + len(pitfall_pairs(d)) + drills.get(d.slug, 0) for d in docs)
 
 
 def test_package_imports_into_real_anki(deck: list[CardDoc], verdicts: dict[str, list[dict[str, object]]],
                                         collection: Collection, tmp_path: Path) -> None:
     path = tmp_path / "proofdeck.apkg"
     count = write_package(deck, path, verdicts, timestamp=T0)
-    assert count == items(deck)
+    assert count == items(deck, verdicts)
     import_package(collection, path)
-    assert collection.note_count() == items(deck)
+    assert collection.note_count() == items(deck, verdicts)
 
     doc = next(d for d in deck if d.slug == "card-0003")
     note = note_by_key(collection, "card-0003/why-optimizer")
@@ -62,7 +65,6 @@ def test_package_imports_into_real_anki(deck: list[CardDoc], verdicts: dict[str,
     assert all(" " not in t for t in note.tags)
     card_note = note_by_key(collection, "card-0003")
     assert "proofdeck::card" in card_note.tags
-    assert "memory-total" in card_note["Extra"]  # the verdict
     assert note.guid == genanki.guid_for("proofdeck", "card-0003", "why-optimizer")
     review = note.cards()[0]  # Anki renders the note type's templates
     front, back = review.question(), review.answer()
@@ -111,7 +113,7 @@ def test_no_live_markup_in_any_field(deck: list[CardDoc], verdicts: dict[str, li
             assert found.scripts == found.data_blocks == 0 and found.problems == [], value
             assert not re.search(r"<img|<iframe|<svg", value, re.I)
             checked += 1
-    assert checked == items(docs) * len(FIELDS)
+    assert checked == items(docs, verdicts) * len(FIELDS)
 
 
 def test_sound_and_tts_tags_in_card_text_stay_text() -> None:

@@ -20,11 +20,11 @@ from app.cards.cardfile import load_card_file
 from app.cards.schema import CardDoc, LangText
 from app.cli.main import cli
 from app.deck.sync import sync_cards
+from app.deck.verdicts import store_verdicts
 from app.export.anki import write_package
 from app.export.deck import load_docs, load_verdicts
 from app.export.handbook import render_handbook
 from app.export.obsidian import vault_files
-from app.verification.store import store_report
 from tests.conftest import SEED_RAW
 from tests.export.test_anki import import_package, note_by_key
 from tests.export.test_handbook import MATHML, live_markup
@@ -73,7 +73,7 @@ def test_raw_seed_through_the_importer_and_every_export(engine: Engine, tmp_path
     imported = import_one(SEED_RAW, cards, title=SEED_TITLE, slug="zero-sharding")
     sync_cards(engine, cards)
     with Session(engine) as session:
-        store_report(session, seed_report())
+        store_verdicts(session, seed_report())
         docs, verdicts = load_docs(session), load_verdicts(session)
     assert [d.slug for d in docs] == [imported.slug] == ["zero-sharding"]
     doc = docs[0]
@@ -90,14 +90,18 @@ def test_raw_seed_through_the_importer_and_every_export(engine: Engine, tmp_path
     assert html.count('class="verdict v-') == 2 and live_markup(html).problems == []
 
     apkg = tmp_path / "seed.apkg"
-    assert write_package(docs, apkg, verdicts, timestamp=1_764_000_000.0) == 1 + len(doc.follow_ups)
+    # one note per review item: the card, 4 follow-ups, 2 pitfalls, 1 misconception drill (the refuted claim)
+    assert write_package(docs, apkg, verdicts, timestamp=1_764_000_000.0) == 1 + len(doc.follow_ups) + 2 + 1
     (tmp_path / "col").mkdir()
     col = Collection(str(tmp_path / "col" / "collection.anki2"))
     try:
         import_package(col, apkg)
-        assert col.note_count() == 1 + len(doc.follow_ups)
+        assert col.note_count() == 1 + len(doc.follow_ups) + 2 + 1
         card = note_by_key(col, "zero-sharding")
-        assert card["Question en"] == SEED_TITLE.en and "confirmed" in card["Extra"]
+        # Extra holds only verdicts on this note's text: "ZeRO-1 is free" is not in the key insights
+        assert card["Question en"] == SEED_TITLE.en and "ZeRO-1 is free" not in card["Extra"]
+        drill = note_by_key(col, "zero-sharding/misconception-zero1-free")
+        assert "ZeRO-1 is free" in drill["Question en"] and drill["Answer en"].startswith("False")
         assert "\\(" in card["Answer en"] or "\\[" in card["Answer en"] or "\\(" in card["Answer zh"]
     finally:
         col.close()
@@ -127,5 +131,12 @@ def test_cli_exports_the_seed(client: TestClient, database_url: str, tmp_path: P
     result = CliRunner().invoke(cli, ["export", "anki", str(out), "--database-url", database_url])
     assert result.exit_code == 0, result.output
     cards = client.get("/api/cards", params={"limit": 200}).json()["data"]
-    follow_ups = sum(len(client.get(f"/api/cards/{c['slug']}").json()["follow_ups"]) for c in cards)
-    assert f"({len(cards) + follow_ups} notes from {len(cards)} card{'s' if len(cards) > 1 else ''})" in result.output
+    from sqlalchemy import create_engine
+    from sqlmodel import Session, col, select
+
+    from app.models.review import ReviewItem
+
+    with Session(create_engine(database_url)) as s:  # one note per review item the server quizzes (drills excepted)
+        live = select(ReviewItem.id).where(col(ReviewItem.retired).is_(False), ReviewItem.kind != "drill")
+        items = len(s.exec(live).all())
+    assert f"({items} notes from {len(cards)} card{'s' if len(cards) > 1 else ''})" in result.output

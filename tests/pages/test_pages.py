@@ -101,10 +101,12 @@ def test_card_page_links_resolved_and_unresolved(client: TestClient) -> None:
 
 def test_card_page_lists_claims_in_the_verification_block(client: TestClient) -> None:
     html = client.get("/cards/zero-optimizer").text
-    claim = re.search(r'<li class="claim" id="claim-zero3-comm" data-claim="zero3-comm" '
+    claim = re.search(r'<li class="claim claim-none" id="claim-zero3-comm" data-claim="zero3-comm" '
                       r'data-check="comm_volume">.*?</li>', html, re.S)
     assert claim is not None
     assert "<code>comm_volume</code>" in claim.group(0) and "<mo>×</mo>" in claim.group(0)
+    # not verified yet: one line says so (on top), no row says "not run"
+    assert html.count("Not verified yet") == 1 and "not run" not in html
 
 
 def test_card_page_has_a_strict_content_security_policy(client: TestClient) -> None:

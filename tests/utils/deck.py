@@ -85,7 +85,7 @@ def make_card(i: int, n: int, *, hostile: bool = True, summary_extra: str = "") 
         follow_ups=follow_ups,
         links=[Link(slug=f"card-{(i + 1) % n:04d}"), Link(slug=f"card-{(i + 7) % n:04d}"),
                Link(title=LangText(zh="环形 All-Reduce", en=f"Ring All-Reduce {bad}"))],
-        claims=[Claim(id="memory-total", check="zero_memory", section="summary",
+        claims=[Claim(id="memory-total", asserts="model_state_bytes(ddp) == 16*Psi", section="summary",
                       text=LangText(zh=f"总显存 $16{ps}$ {bad}", en=f"Total $16{ps}$ {bad}"))],
         source=f"generated-{i}",
     )

@@ -29,7 +29,7 @@ def fixture_deck() -> list[CardDoc]:
                    {"title": {"zh": "不存在的卡片", "en": "A card not written yet"}}, {"slug": "missing-card"}],
             claims=[{"id": "zero3-comm", "text": {"zh": "ZeRO-3 通信量是 DDP 的 $1.5\\times$",
                                                   "en": "ZeRO-3 moves $1.5\\times$ the bytes of DDP"},
-                     "check": "comm_volume", "section": "derivation"}],
+                     "asserts": "comm_volume(zero3) / comm_volume(ddp) == 3/2", "section": "derivation"}],
         ),
         make_card(
             "ring-allreduce", module=M3, topic=DIST, difficulty="medium", tags=["communication"],

@@ -95,7 +95,7 @@ def hostile_label(payloads: tuple[str, ...] = PAYLOADS) -> LangText:
 
 
 def hostile_card(slug: str, payloads: tuple[str, ...] = PAYLOADS, *, link_to: str = "") -> CardDoc:
-    """A card with ``payloads`` in every free-text field (a claim check starting with ``zero`` so
+    """A card with ``payloads`` in every free-text field (a claim asserting a ZeRO quantity, so
     the card also gets the computed drills)."""
     text, label = hostile_text(payloads), hostile_label(payloads)
     line = one_line(" ".join(payloads))
@@ -106,7 +106,7 @@ def hostile_card(slug: str, payloads: tuple[str, ...] = PAYLOADS, *, link_to: st
         sections=dict.fromkeys(SECTION_KEYS, text),
         follow_ups=[FollowUp(id="fu-a", question=text, answer=text), FollowUp(id="fu-b", question=label)],
         links=[Link(title=label), *([Link(slug=link_to)] if link_to else [])],
-        claims=[Claim(id="c-1", text=text, check=f"zero.memory {line}", section="summary")],
+        claims=[Claim(id="c-1", text=text, asserts="model_state_bytes(zero3) == 16*Psi/N", section="summary")],
         source=line,
     )
 
@@ -117,7 +117,7 @@ def hostile_report(docs: list[CardDoc], payloads: tuple[str, ...] = PAYLOADS) ->
     line = one_line(" ".join(payloads))
     return {
         "environment": {"torch": line, "backend": line, "device": line, "world_sizes": [2, 4], "host": line},
-        "claims": [{"card": d.slug, "claim_id": c.id, "verdict": "conditional", "check": c.check,
+        "claims": [{"card": d.slug, "claim_id": c.id, "verdict": "conditional", "check": f"{c.id} {line}",
                     "judged": line, "text_zh": text, "text_en": text, "predicted": line, "measured": 16.0,
                     "condition": text, "reason_zh": text, "reason_en": text}
                    for d in docs for c in d.claims],

@@ -75,8 +75,8 @@ def test_cli_from_json_and_api(tmp_path: Path, database_url: str, cards_dir: Pat
         assert body["verdicts"][0]["measured"] == {"ratio": 1.5}
         page = client.get("/cards/demo").text
         assert 'class="claim-verdict verdict-refuted"' in page and "被推翻" in page
-        assert "ratio 1.5" in page and "measured 1.5" in page
-        assert "<strong>gloo</strong> on <strong>cpu</strong>" in page
+        assert "ratio 1.5" in page  # the measured value (the raw numbers, behind one disclosure)
+        assert "gloo / cpu" in page and "1 ✗" in page  # the overview on top: counts, where it ran
         missing = client.get("/api/cards/nope/verification")
         assert missing.status_code == 404 and missing.json() == {"detail": "no card with slug 'nope'"}
 

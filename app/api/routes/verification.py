@@ -15,10 +15,11 @@ from sqlmodel import Session, col, select
 from app.api.deps import AdminUser, SessionDep
 from app.api.errors import IdPath, errors
 from app.core.jsontypes import JsonInt
+from app.deck.verdicts import store_verdicts
 from app.models.card import Card, utcnow
 from app.models.verification import ClaimVerdict, VerificationRun
 from app.verification.runner import run_verify
-from app.verification.store import fail_run, latest_verdicts, start_run, store_report
+from app.verification.store import fail_run, latest_verdicts, start_run
 
 router = APIRouter(tags=["verification"])
 
@@ -112,7 +113,7 @@ def _run_job(engine: Engine, run_id: int, body: VerifyRequest, cards_dir: Path) 
         try:
             data = run_verify(world_sizes=body.world_sizes, params=body.params, with_torch=body.with_torch,
                               cards_dir=cards_dir)
-            store_report(session, data, run=run)
+            store_verdicts(session, data, run=run)
         except Exception as exc:  # the job reports every failure on its run row
             session.rollback()
             fail_run(session, run, f"{type(exc).__name__}: {exc}")

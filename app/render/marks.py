@@ -1,0 +1,196 @@
+"""Verdicts where the text is: mark each claim's quoted words in a card text, for every surface.
+
+One module does the marking for the card page, the quiz, the handbook, the Anki note and the Obsidian
+note. It never builds markup from card text itself: :func:`place` finds each quote in the *Markdown
+source* and inserts private-use sentinel characters around it (outside math and code spans, so TeX is
+never cut), the surface renders that source with its own safe renderer (``render_markdown``, Anki's
+MathJax renderer, or none for Obsidian), and :func:`finish_html` / :func:`finish_markdown` replace the
+sentinels in the *rendered, escaped* output with the mark. The mark's words (a correction, a condition)
+are escaped here; a sentinel that card text itself contains is removed before placing.
+
+    html = finish_html(render_markdown(place(text, marks)), marks)
+
+Refuted → the quote is highlighted and followed by "✗ <correction>"; conditional → "≈ <condition with
+values>"; mismatch → "≠ …"; confirmed → a quiet "✓". The note is visible text (no hover), and a link to
+the claim's row (``#claim-<id>``) that the keyboard reaches.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+_START, _END = "\ue000", "\ue001"
+_BASE = 0xE100  # sentinel + chr(_BASE + i) names mark i (at most 256 marks per text)
+_PRIVATE = re.compile("[\ue000-\ue1ff]")
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>")
+_BLOCK = {"p", "li", "ul", "ol", "div", "table", "thead", "tbody", "tr", "td", "th", "h1", "h2", "h3", "h4",
+          "h5", "h6", "blockquote", "pre", "details", "summary", "math", "a"}
+# math ($$..$$, $..$) and code (`..`) spans: a sentinel never goes inside one
+_ATOMIC = re.compile(r"\$\$.+?\$\$|(?<!\\)\$[^$\n]+?\$|(`+).+?\1", re.DOTALL)
+
+# the marks' CSS, one file for every surface (linked by the pages, inlined by the handbook and Anki)
+MARKS_CSS = (Path(__file__).resolve().parents[1] / "static" / "marks.css").read_text(encoding="utf-8")
+
+SIGNS = {"refuted": "✗", "conditional": "≈", "confirmed": "✓", "mismatch": "≠"}
+MARKED = tuple(SIGNS)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One claim's verdict on one quote in one language; ``note`` is plain text (escaped on output)."""
+
+    claim_id: str
+    kind: str  # refuted | conditional | confirmed | mismatch
+    quote: str
+    note: str = ""
+    href: str = ""  # where the claim's row is ("#claim-<id>", or "" for surfaces without one)
+
+    @property
+    def sign(self) -> str:
+        return SIGNS.get(self.kind, "")
+
+    def _replace_href(self, href: str) -> Mark:
+        return Mark(self.claim_id, self.kind, self.quote, self.note, href)
+
+
+def _squashed(text: str) -> tuple[str, list[int]]:
+    """``text`` without whitespace, and the index in ``text`` of each kept character."""
+    keep = [i for i, ch in enumerate(text) if not ch.isspace()]
+    return "".join(text[i] for i in keep), keep
+
+
+def locate(text: str, quote: str) -> tuple[int, int] | None:
+    """(start, end) of ``quote`` in ``text`` ignoring whitespace, "..." / "…" matching any words."""
+    pieces = [re.sub(r"\s+", "", p) for p in re.split(r"\.\.\.|…", quote)]
+    pieces = [p for p in pieces if p]
+    if not pieces:
+        return None
+    flat, where = _squashed(text)
+    pos, first, last = 0, -1, -1
+    for piece in pieces:
+        found = flat.find(piece, pos)
+        if found < 0:
+            return None
+        if first < 0:
+            first = found
+        pos = last = found + len(piece)
+    return where[first], where[last - 1] + 1
+
+
+def _outside(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen (start, end) so neither edge falls inside a math or code span."""
+    for m in _ATOMIC.finditer(text):
+        if m.start() < start < m.end():
+            start = m.start()
+        if m.start() < end < m.end():
+            end = m.end()
+    return start, end
+
+
+def place(text: str, marks: Sequence[Mark], only: Collection[int] | None = None) -> str:
+    """``text`` (Markdown) with a start and an end sentinel around each quote it contains (of the marks at
+    the positions ``only``, default all); finish with the same ``marks`` list."""
+    text = _PRIVATE.sub("", text)
+    inserts: list[tuple[int, int, str]] = []  # (position, order, sentinel): ends before starts at one spot
+    for i, mark in enumerate(marks[:256]):
+        if only is not None and i not in only:
+            continue
+        span = locate(text, mark.quote) if mark.quote and mark.sign else None
+        if span is None:
+            continue
+        start, end = _outside(text, *span)
+        tag = chr(_BASE + i)
+        inserts += [(start, 1, _START + tag), (end, 0, _END + tag)]
+    for pos, _, sentinel in sorted(inserts, key=lambda t: (t[0], t[1]), reverse=True):
+        text = text[:pos] + sentinel + text[pos:]
+    return text
+
+
+def _balanced(fragment: str) -> bool:
+    """True when ``fragment`` (rendered HTML) opens and closes only inline tags, each in order."""
+    stack: list[str] = []
+    for closing, name, selfclosing in _TAG.findall(fragment):
+        name = name.lower()
+        if name in _BLOCK:
+            return False
+        if selfclosing or name in ("br", "img", "wbr"):
+            continue
+        if closing:
+            if not stack or stack.pop() != name:
+                return False
+        else:
+            stack.append(name)
+    return not stack
+
+
+def _attr(value: str) -> str:
+    """An id-like attribute value: claim ids are kebab-case (``verify.claims``); anything else is dropped."""
+    return re.sub(r"[^A-Za-z0-9_#-]", "", value)
+
+
+KIND_WORDS = {"refuted": "refuted", "conditional": "conditional", "confirmed": "confirmed", "mismatch": "mismatch"}
+
+
+def note_html(mark: Mark) -> str:
+    """The visible verdict after a quote: a link to the claim's row (keyboard-reachable), escaped; a screen
+    reader hears the verdict's name before the note (the sign is hidden from it)."""
+    quiet = mark.kind == "confirmed" or not mark.note
+    label = (f'<span class="mark-sign" aria-hidden="true">{mark.sign}</span>'
+             f'<span class="mark-kind">{KIND_WORDS.get(mark.kind, "")}</span>')
+    words = "" if quiet else f' <span class="mark-note">{_html.escape(mark.note)}</span>'
+    attrs = f'class="claim-note claim-note-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
+    if mark.href:
+        return f'<a {attrs} href="{_attr(mark.href)}">{label}{words}</a>'
+    return f'<span {attrs}>{label}{words}</span>'
+
+
+def _in_tag(html: str, pos: int) -> bool:
+    """True when ``pos`` lies inside a tag (an attribute value such as a code fence's language)."""
+    return html.rfind("<", 0, pos) > html.rfind(">", 0, pos)
+
+
+def _text_only(rendered: str) -> str:
+    """Drop every sentinel that the renderer put inside a tag: a mark is only ever text content."""
+    out, last = [], 0
+    for m in _PRIVATE.finditer(rendered):
+        if _in_tag(rendered, m.start()):
+            out.append(rendered[last:m.start()])
+            last = m.end()
+    return "".join(out) + rendered[last:]
+
+
+def finish_html(rendered: str, marks: Sequence[Mark]) -> str:
+    """Replace the sentinels in ``rendered`` (safe HTML of :func:`place`'s output) by the marks."""
+    rendered = _text_only(rendered)
+    for i, mark in enumerate(marks[:256]):
+        tag = chr(_BASE + i)
+        start, end = _START + tag, _END + tag
+        a, b = rendered.find(start), rendered.find(end)
+        if a < 0 or b < 0:
+            rendered = rendered.replace(start, "").replace(end, "")
+            continue
+        wrap = a < b and _balanced(rendered[a + 2:b])
+        cls = f'class="claim-mark claim-mark-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
+        rendered = rendered.replace(start, f"<mark {cls}>" if wrap else "", 1)
+        rendered = rendered.replace(end, ("</mark>" if wrap else "") + note_html(mark), 1)
+    return _PRIVATE.sub("", rendered)
+
+
+def note_markdown(mark: Mark) -> str:
+    """The verdict as plain Markdown (Obsidian): ``**✗** *correction*`` with the plugin's syntax escaped."""
+    note = mark.note if mark.kind != "confirmed" else ""
+    note = re.sub(r"([*_`\[\]<>|#^=:%$\\])", r"\\\1", note)
+    return f" **{mark.sign}**" + (f" *{note}*" if note else "")
+
+
+def finish_markdown(text: str, marks: Sequence[Mark]) -> str:
+    """Replace the sentinels in :func:`place`'s output by plain Markdown marks (no highlight syntax)."""
+    for i, mark in enumerate(marks[:256]):
+        tag = chr(_BASE + i)
+        text = text.replace(_START + tag, "")
+        text = text.replace(_END + tag, note_markdown(mark), 1).replace(_END + tag, "")
+    return _PRIVATE.sub("", text)
