@@ -5,7 +5,7 @@
 Order: quoted text no longer in the card → ``stale``; an ``asserts`` that does not parse → ``error``;
 a number or formula in the quoted text that the assertion does not state → ``mismatch`` (never counted
 as confirmed); then the verdict of ``verify.judge``. ``unverifiable: why`` claims and qualitative claims
-(no number quoted) are ``unverifiable``. Cards not yet converted still name a ``check`` (legacy).
+(no number quoted) are ``unverifiable``. No check function holds a claim's number: every verdict comes from here.
 """
 
 from __future__ import annotations
@@ -15,18 +15,19 @@ from typing import Any
 import sympy as sp
 
 from verify.asserts import AssertError, Parsed, parse
-from verify.checks.registry import Verdict, run_check
+from verify.checks.registry import Verdict
 from verify.claims import Claim, stale_parts
 from verify.judge import Judgement, judge_parsed, ledger_expr
-from verify.textnums import Statement, matches, statements
+from verify.textnums import Statement, is_notation, matches, statements
 from verify.vocabulary import UNITS
 
-QUANTITATIVE = ("multiplier", "percent", "size", "psi", "bytes", "formula", "number")
+QUANTITATIVE = ("multiplier", "percent", "size", "psi", "bytes", "formula", "number", "sci")
 
 
 def quoted_statements(claim: Claim) -> list[Statement]:
     """The quantitative statements in the claim's quoted texts (zh and en)."""
-    return [st for text in (claim.text_zh, claim.text_en) for st in statements(text) if st.kind in QUANTITATIVE]
+    return [st for text in (claim.text_zh, claim.text_en) for st in statements(text)
+            if st.kind in QUANTITATIVE and not is_notation(st)]
 
 
 def stated_values(parsed: Parsed) -> list[sp.Expr]:
@@ -76,7 +77,7 @@ def _from_judgement(claim: Claim, j: Judgement) -> Verdict:
 
 
 def judge_claim(claim: Claim, evidence: Any) -> Verdict:
-    stale = [] if claim.check else stale_parts(claim)  # legacy claims paraphrase; converted ones quote
+    stale = stale_parts(claim)
     if stale:
         return _verdict("stale", f"quoted text no longer in the card: {stale[0]!r} (quote the card's current "
                                  f"words, '...' for omissions)", f"引用的原文已不在卡片中：{stale[0]!r}",
@@ -98,8 +99,6 @@ def judge_claim(claim: Claim, evidence: Any) -> Verdict:
                             f"判定出错：{type(e).__name__}: {e}", asserts=claim.asserts)
     if claim.unverifiable:
         return _verdict("unverifiable", f"Not judged: {claim.unverifiable}", f"无法验证：{claim.unverifiable}")
-    if claim.check:
-        return run_check(claim.check, evidence)
     return _verdict("unverifiable", "Qualitative statement: nothing to measure", "定性描述：没有可测量的数值")
 
 

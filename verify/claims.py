@@ -37,7 +37,7 @@ class Claim:
     asserts: str = ""
     reading: str = ""
     unverifiable: str = ""
-    check: str = ""  # legacy: a registered check id (cards not yet converted to asserts)
+    check: str = ""  # always "": claims no longer name check functions (kept for stored reports)
     corpus: str = ""  # the card's sections and follow-ups, whitespace removed (for the stale check)
 
 
@@ -75,7 +75,10 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
         zh, en = str(text_.get("zh") or ""), str(text_.get("en") or "")
         if not zh and not en:
             raise CardFormatError(f"{where} ({cid}): text has neither zh nor en")
-        extra = sorted(set(c) - {"id", "text", "section", "asserts", "reading", "unverifiable", "check"})
+        if "check" in c:
+            raise CardFormatError(f"{where} ({cid}): 'check' is gone: write what the claim asserts instead "
+                                  f"(asserts: 'model_state_bytes(zero3) == 16*Psi/N'; vocabulary in verify/README.md)")
+        extra = sorted(set(c) - {"id", "text", "section", "asserts", "reading", "unverifiable"})
         if extra:
             raise CardFormatError(f"{where} ({cid}): unknown field(s) {extra} (claims take id, text, section, "
                                   f"asserts, reading, unverifiable)")
@@ -85,7 +88,7 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
                 raise CardFormatError(f"{where} ({cid}): {k} must be a string (quote it in YAML)")
         claims.append(Claim(slug, cid, zh, en, section, str(fields["asserts"] or "").strip(),
                             str(fields["reading"] or "").strip(), str(fields["unverifiable"] or "").strip(),
-                            str(c.get("check") or ""), corpus(text, data)))
+                            "", corpus(text, data)))
     return claims
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from verify.claims import front_matter, parse_claims
-from verify.textnums import statements
+from verify.textnums import is_notation, statements
 
 COUNTED = ("formula", "multiplier", "percent", "size", "psi", "bytes")
 
@@ -60,9 +62,13 @@ def _key(st_text: str) -> str:
 
 
 def card_coverage(path: str | Path) -> Coverage:
-    text = Path(path).read_text(encoding="utf-8")
-    data = front_matter(text, str(path))
-    claims = [c for c in parse_claims(text, str(path)) if c.asserts or c.unverifiable]
+    return text_coverage(Path(path).read_text(encoding="utf-8"), str(path))
+
+
+def text_coverage(text: str, source: str = "<card>") -> Coverage:
+    """Coverage of one card file's text (front matter with claims, then the body)."""
+    data = front_matter(text, source)
+    claims = [c for c in parse_claims(text, source) if c.asserts or c.unverifiable]
     cov = Coverage(str(data.get("slug")))
     for lang, prose in _texts(text, data).items():
         quoted = [getattr(c, f"text_{lang}") for c in claims]
@@ -70,7 +76,7 @@ def card_coverage(path: str | Path) -> Coverage:
         seen: set[str] = set()
         for st in statements(prose):
             key = _key(st.text)
-            if st.kind not in COUNTED or key in seen:
+            if st.kind not in COUNTED or is_notation(st) or key in seen:
                 continue
             seen.add(key)
             label = f"{lang}: {st.text}"
@@ -89,3 +95,13 @@ def deck_coverage(folder: str | Path, slug: str | None = None) -> list[Coverage]
         if slug is None or cov.card == slug:
             out.append(cov)
     return out
+
+
+@lru_cache(maxsize=256)
+def page_summary(text: str) -> dict[str, Any]:
+    """For the web server's card page: ``{"found": Y, "checked": X, "unchecked": ["en: 16Ψ", ...]}``.
+
+    Pure Python + sympy (never torch: tested); cached by the card file's text, so a page pays the LaTeX
+    parsing once per edit of the card. ``found`` 0 means the card states nothing quantitative."""
+    cov = text_coverage(text)
+    return {"found": len(cov.found), "checked": len(cov.checked), "unchecked": list(cov.unchecked)}

@@ -124,7 +124,7 @@ def _equal(lhs: sp.Expr, rhs: sp.Expr) -> Outcome:
             conditions.append(f"only when {x} = {', '.join(fmt(z) for z in good)}")
     if rhs != 0:
         ratio = sp.simplify(lhs / rhs)
-        for x in sorted(free, key=lambda s_: s_.name):
+        for x in sorted(ratio.free_symbols, key=lambda s_: s_.name):  # k + L/k against (k−1) + L/k: d = 1 has none
             spec = SPEC_OF.get(x)
             if spec is not None and spec.grows and x.name != "Psi":
                 try:
@@ -206,22 +206,26 @@ def _same(a: sp.Expr, b: sp.Expr, tol: sp.Expr | int = 0) -> bool:
 
 
 def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
+    if any(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative) for rel in parsed.relations):
+        return []  # a derivative is of the ledger's formula: one measured point has none
     families = {QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
     if len(families) != 1 or (family := families.pop()) not in FAMILIES:
         return []
     fixed = [a.fixed for a in parsed.atoms.values()]
     if family == "zero" and evidence is None:
         return []
-    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
-        # a quantity at fixed values (a worked example: Ψ = 7.5B) is calculated from the ledger: the sweep and
-        # the Gloo probe ran at their own Ψ and M (the checkpointing runs cover each k they are asked for)
-        return []
     if family in RERUNNABLE and all(fixed):
         return [Config("at the claim's values", {})]
     try:
-        return FAMILIES[family](evidence)
+        configs = FAMILIES[family](evidence)
     except LookupError:
         return []
+    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
+        # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
+        # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
+        want = {k: sp.sympify(x) for f in fixed for k, x in f}
+        return [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+    return configs
 
 
 def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[str]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from verify.vocabulary import SYMBOLS
 
@@ -32,16 +33,17 @@ class Statement:
 _NUM = r"(\d+(?:\.\d+)?)"
 _TEX = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 _TEX_MULT = re.compile(_NUM + r"\s*\\times\s*$")
+_TEX_SCI = re.compile(_NUM + r"\s*\\times\s*10\^\{?(-?\d+)\}?")  # 3.40\times10^{38}
 _PLAIN = [
     ("multiplier", re.compile(_NUM + r"\s*(?:×|x\b|倍)")),
     ("percent", re.compile(_NUM + r"\s*%")),
-    ("size", re.compile(_NUM + r"\s*(GB/s|Gbps|GiB|GB|MB|MiB|TB|KB|ms|B(?=\b|[^A-Za-z]))")),
+    ("size", re.compile(r"(?<![A-Za-z0-9.])" + _NUM + r"\s*(GB/s|Gbps|GiB|GB|MB|MiB|TB|KB|ms|B(?=\b|[^A-Za-z]))")),
     ("psi", re.compile(_NUM + r"\s*Ψ(?:\s*/\s*N)?")),
     ("bytes", re.compile(_NUM + r"[- ]?byte")),
 ]
 _SIZE = {"GB": 10**9, "GiB": 2**30, "MB": 10**6, "MiB": 2**20, "TB": 10**12, "KB": 10**3, "B": 10**9,
          "ms": sp.Rational(1, 1000), "GB/s": 10**9, "Gbps": 10**9}
-_SPLIT = re.compile(r"=|\\approx|\\to|\\rightarrow|\\ge|\\le|<|>|\\quad|;|,")
+_SPLIT = re.compile(r"=|(?:\\approx|\\to|\\rightarrow|\\ge|\\le|\\quad)(?![A-Za-z])|<|>|;|,")  # \\le, not \\left
 
 
 def _digits(num: str) -> int:
@@ -63,6 +65,10 @@ def parse_tex(tex: str) -> sp.Expr | None:
         return None
     if not isinstance(expr, sp.Expr):
         return None
+    # "\Psi_u(1-1/N)": the parser reads a symbol before parentheses as a function; a vocabulary symbol multiplies
+    expr = expr.replace(lambda e: isinstance(e, AppliedUndef) and re.sub(r"[{}]", "", e.func.__name__) in SYMBOLS
+                        and len(e.args) == 1,
+                        lambda e: SYMBOLS[re.sub(r"[{}]", "", e.func.__name__)] * e.args[0])
     names = {x: re.sub(r"[{}]", "", x.name) for x in expr.free_symbols if isinstance(x, sp.Symbol)}
     return expr.xreplace({x: SYMBOLS[n] for x, n in names.items() if n in SYMBOLS}).doit()
 
@@ -85,10 +91,16 @@ def statements(text: str) -> list[Statement]:
             out.append(Statement("multiplier", mt.group(0), sp.nsimplify(mult.group(1)), _digits(mult.group(1)),
                                  mt.start()))
             continue
+        tex = re.sub(r"(\d)\{,\}(\d)", r"\1\2", tex)  # 8{,}388{,}608: TeX's thousands separator
         parts = [x.strip() for x in _SPLIT.split(tex) if x.strip()]
         for part in parts:
-            if re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+|[A-Za-z]_\{?[a-z]+\}?", part):
-                continue  # a bare symbol: not a statement
+            if re.fullmatch(r"(?:[A-Za-z]|\\[A-Za-z]+)(?:_\{?[a-z0-9]+\}?)?", part):
+                continue  # a bare symbol (S_0, t_f): not a statement
+            sci = _TEX_SCI.fullmatch(part)
+            if sci:  # its rounding is the mantissa's: "3.40×10^38" is 3.40 (× 10^38) to two decimals
+                out.append(Statement("sci", part, sp.nsimplify(sci.group(1)) * sp.Integer(10) ** int(sci.group(2)),
+                                     _digits(sci.group(1)), mt.start()))
+                continue
             pct_part = re.fullmatch(r"[<>]?\s*" + _NUM + r"\s*\\%", part)
             if pct_part:
                 out.append(Statement("percent", part, sp.nsimplify(pct_part.group(1)), _digits(pct_part.group(1)),
@@ -114,6 +126,22 @@ def statements(text: str) -> list[Statement]:
     return sorted(out, key=lambda s_: s_.start)
 
 
+_VOCABULARY = frozenset(SYMBOLS.values())
+
+
+def is_notation(st: Statement) -> bool:
+    """A formula that states no quantity: matrices and their products ($XA$, $Y_iB_i$, $W_O$), shapes
+    ($X \\in \\mathbb{R}^{bs\\times h}$), a loss and its gradient ($\\nabla L'$), or a fragment with unbalanced
+    brackets ($[A_1, \\dots, A_t]$ split at its commas). Formulas over the vocabulary's symbols only are statements."""
+    if st.kind not in ("formula", "number"):
+        return False
+    if re.match(r"\s*[A-NP-Z]\(", st.text):
+        return True  # M(k), M(\sqrt{L}): a function's name applied to its argument (O(N) is a statement)
+    if any(st.text.count(o) != st.text.count(c) for o, c in ("()", "[]", "{}")) or re.search(r"\\in(?![a-z])", st.text):
+        return True
+    return st.kind == "formula" and (st.value is None or not all(x in _VOCABULARY for x in st.value.free_symbols))
+
+
 def candidates(st: Statement) -> list[tuple[sp.Expr, sp.Expr]]:
     """(value, scale) pairs a statement can stand for: "50%" is 0.5, or 1.5 as "50% more"; "256GB" is
     256·10^9 bytes (or 256 in GB). ``scale`` converts the written number's rounding into that value's units."""
@@ -122,7 +150,7 @@ def candidates(st: Statement) -> list[tuple[sp.Expr, sp.Expr]]:
     if st.kind == "percent":
         f, c = st.value / 100, sp.Rational(1, 100)
         return [(f, c), (1 + f, c), (1 - f, c), (st.value, sp.Integer(1))]
-    if st.kind == "size":
+    if st.kind in ("size", "sci"):
         written = sp.nsimplify(re.match(_NUM, st.text).group(1))  # type: ignore[union-attr]
         return [(st.value, st.value / written), (written, sp.Integer(1))]
     return [(st.value, sp.Integer(1))]
@@ -140,7 +168,7 @@ def matches(st: Statement, values: list[sp.Expr]) -> bool:
                 d = (c - v) if c.is_number else sp.cancel(c - v)
             except (TypeError, ValueError):
                 continue
-            rounded = st.digits or st.kind in ("percent", "size")  # "33%", "26 GB" are rounded as written
+            rounded = st.digits or st.kind in ("percent", "size", "sci")  # "33%", "26 GB" are rounded as written
             if d == 0 or (rounded and d.is_number and abs(d) <= half * scale):
                 return True
     return False

@@ -47,7 +47,7 @@ SYMBOL_SPECS = (
                grows=True),
     SymbolSpec("N", "data-parallel ranks (world size)", lower=2, grows=True),
     SymbolSpec("L", "layers", grows=True),
-    SymbolSpec("k", "checkpointed segments"),
+    SymbolSpec("k", "checkpointed segments", grows=True),
     SymbolSpec("p", "pipeline stages", lower=2),
     SymbolSpec("m", "micro-batches per step", grows=True),
     SymbolSpec("v", "virtual pipeline stages per device"),
@@ -60,6 +60,18 @@ SYMBOL_SPECS = (
     SymbolSpec("r", "PCIe lane rate (GT/s)", integer=False),
     SymbolSpec("t_f", "forward time of one micro-batch on one stage", integer=False),
     SymbolSpec("t_b", "backward time of one micro-batch on one stage", integer=False),
+    SymbolSpec("Psi_u", "Ψ_u, parameters of one FSDP unit", grows=True),
+    SymbolSpec("U", "FSDP units of a model (the root included)"),
+    SymbolSpec("S", "loss scale", integer=False),
+    SymbolSpec("w", "a weight's value", integer=False),
+    SymbolSpec("u", "an update added to a weight", integer=False),
+    SymbolSpec("alpha", "α, latency of one communication step (s)", integer=False),
+    SymbolSpec("beta", "β, link bandwidth (bytes/s) in the α-β model", integer=False),
+    SymbolSpec("F", "achieved compute (FLOP/s)", integer=False),
+    SymbolSpec("B", "PCIe bandwidth (bytes/s)", integer=False),
+    SymbolSpec("T", "tokens per GPU per step", integer=False),
+    SymbolSpec("C", "DDP bucket cap (bytes)"),
+    SymbolSpec("C_1", "DDP first-bucket cap (bytes)"),
 )
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s.symbol for s in SYMBOL_SPECS}
 SPEC_OF: dict[sp.Symbol, SymbolSpec] = {s.symbol: s for s in SYMBOL_SPECS}
@@ -69,8 +81,8 @@ Psi, N, L, k, p, m, v, t, M, b, s, h, a, t_f, t_b = (SYMBOLS[x] for x in ("Psi",
 # units a claim may multiply by (decimal, as the cards write GB; GiB is 2^30)
 UNITS: dict[str, sp.Expr] = {
     "KB": sp.Integer(10**3), "MB": sp.Integer(10**6), "GB": sp.Integer(10**9), "TB": sp.Integer(10**12),
-    "GiB": sp.Integer(2**30), "MiB": sp.Integer(2**20), "B": sp.Integer(10**9),  # B: billion (parameters)
-    "ms": sp.Rational(1, 1000), "percent": sp.Rational(1, 100),
+    "GiB": sp.Integer(2**30), "MiB": sp.Integer(2**20), "billion": sp.Integer(10**9),  # "7.5B parameters"
+    "ms": sp.Rational(1, 1000), "percent": sp.Rational(1, 100), "TFLOP": sp.Integer(10**12),
 }
 
 # argument values: stages, collectives, phases, schedules
@@ -80,6 +92,14 @@ ARG_VALUES: dict[str, tuple[str, ...]] = {
     "phase": ("forward", "backward", "step"),
     "schedule": ("gpipe", "onef1b", "interleaved"),
     "impl": ("torch_ddp", "ddp_default", "zero_redundancy", "fsdp2_reshard", "fsdp2_no_reshard"),  # PyTorch's own
+    "recipe": ("mixed_adam", "fp32_adam", "adam_8bit", "megatron_bf16", "megatron_fp16"),  # training state layouts
+    "part": ("param", "grad", "master", "m_v", "optimizer", "total"),
+    "format": ("fp32", "fp16", "bf16"),
+    "limit": ("max", "smallest_normal", "smallest_subnormal", "eps"),
+    "scaler": ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "after_overflow",
+               "after_interval_minus_one", "after_interval"),
+    "pcie": ("serial", "overlapped"),  # PCIe directions one after the other, or both at once
+    "reshard": ("reshard_true", "reshard_false", "reshard_default", "reshard_k"),  # FSDP2 reshard_after_forward
 }
 
 
@@ -127,7 +147,8 @@ class Quantity:
 def _ledger(name: str, args: tuple[str, ...]) -> sp.Expr:
     formula = QUANTITIES[name].formula
     assert formula is not None
-    return sp.nsimplify(sp.sympify(formula(*args)), rational=True)
+    expr = sp.sympify(formula(*args))
+    return expr if expr.is_Rational else sp.nsimplify(expr, rational=True)  # nsimplify rounds 2^-126 to 0
 
 
 def _zero_configs(ev: Any) -> list[Config]:
@@ -167,6 +188,22 @@ _SCHEDULE = {"gpipe": "gpipe", "onef1b": "1f1b", "interleaved": "interleaved"}
 def _pipeline_configs(_ev: Any) -> list[Config]:
     return [Config(f"p={p_} m={m_} v={v_}", {"p": p_, "m": m_, "v": v_, "t_f": 1, "t_b": 2}) for p_, m_, v_ in
             PIPELINE_CASES]
+
+
+def _stage_configs(_ev: Any) -> list[Config]:
+    """Every stage s (0 = the first) of every simulated schedule case."""
+    return [Config(f"p={p_} m={m_} v={v_} s={st}", {"p": p_, "m": m_, "v": v_, "t_f": 1, "t_b": 2, "s": st})
+            for p_, m_, v_ in PIPELINE_CASES for st in range(p_)]
+
+
+def _stage_in_flight(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    from verify.sim.pipeline import simulate
+
+    at = cfg.values
+    if "s" not in at or args[0] == "interleaved":
+        return None
+    run = simulate(_SCHEDULE[args[0]], p=int(at["p"]), m=int(at["m"]))
+    return sp.Integer(run.peak_in_flight[int(at["s"])]), {}
 
 
 def _simulated(read: Callable[[Any], Any]) -> Measure:
@@ -337,6 +374,223 @@ def _ring_steps(op: str) -> sp.Expr:
     return sp.Integer(coll._PASSES[op]) * (N - 1)
 
 
+# ---- mixed precision: one CPU process (verify.experiments.local), exact storage bytes and torch.finfo
+def _numerics_configs(_ev: Any) -> list[Config]:
+    """One CPU process; the saved-activation runs at b = 8, 16, 32 give one configuration each."""
+    return [Config(f"CPU b={b_}", {"b": int(b_), "S": 2**16, "w": 1, "u": sp.Rational(1, 1000)}) for b_ in _saved()]
+
+
+@cache
+def _local(name: str, *args: Any) -> Any:
+    """One run of ``verify.experiments.local.<name>`` per process and arguments (deterministic on CPU)."""
+    from verify.checks.starter_common import local_run
+
+    return local_run(name, *args)
+
+
+def _state_parts(parts: Mapping[str, int]) -> dict[str, int]:
+    out = {k: parts[k] for k in ("param", "grad", "master")}
+    out["m_v"] = parts["m"] + parts["v"] if "m" in parts else parts["m_v"]
+    out["optimizer"] = out["master"] + out["m_v"]
+    out["total"] = out["param"] + out["grad"] + out["optimizer"]
+    return out
+
+
+def _bytes_per_param(recipe: str, part: str) -> sp.Expr:
+    """``verify.formulas.mixed_precision``: 2+2+4+4+4 (mixed), 4+4+0+4+4 (fp32), 8-bit m and v; Megatron's totals."""
+    if recipe.startswith("megatron"):
+        if part != "total":
+            raise ValueError("Megatron's table gives totals only (part = total)")
+        bf16 = recipe == "megatron_bf16"
+        return sp.Integer(mp.megatron_bytes_per_param(param_dtype="bf16" if bf16 else "fp16",
+                                                      grad_dtype="fp32" if bf16 else "fp16"))
+    layout = {"mixed_adam": mp.state_bytes_per_param(), "fp32_adam": mp.fp32_adam_bytes_per_param(),
+              "adam_8bit": mp.state_bytes_per_param(m=1, v=1)}[recipe]
+    return sp.Integer(_state_parts(layout)[part])
+
+
+def _state_measure(_ev: Any, _cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """Distinct storages after one real Adam step, over the model's parameter count."""
+    name = {"mixed_adam": "mixed_precision_state", "fp32_adam": "fp32_adam_state"}.get(args[0])
+    if name is None:
+        return None  # 8-bit and Megatron layouts are not run here: calculated
+    run = _local(name)
+    got = _state_parts({**run["bytes"], "m_v": run["bytes"]["adam_m_v"]})
+    return sp.Rational(got[args[1]], run["psi"]), {}
+
+
+def _float_limit(fmt: str, limit: str) -> sp.Expr:
+    return sp.Rational(getattr(mp.format_limits(fmt=fmt), limit))  # binary floats are exact rationals
+
+
+def _finfo(_ev: Any, _cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    return sp.Rational(_local("format_limits")[args[0]][args[1]]), {}
+
+
+def _loss_scaling(read: Callable[[dict[str, Any]], Any]) -> Measure:
+    """The probe gradients (all ≤ 2^-25) cast to fp16 as they are, and scaled by S first (verify.experiments.local)."""
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        if args[0] != "fp16":
+            return None
+        r = _local("loss_scaling", float(cfg.values.get("S", 2**16)))
+        return sp.nsimplify(sp.Rational(read(r))), {}
+    return measure
+
+
+def _scaler(_ev: Any, _cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    return sp.nsimplify(sp.Rational(_local("grad_scaler")[args[0]])), {}
+
+
+def _float_sum(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    if args[0] == "fp16":
+        return None
+    r = _local("bf16_stagnation", float(cfg.values["w"]), float(cfg.values["u"]))
+    return sp.Rational(r[args[0]]), {}
+
+
+# ---- saved activations against the batch size (verify.experiments.local, b = 8, 16, 32)
+@cache
+def _saved() -> dict[str, Any]:
+    return dict(_local("saved_activation_bytes"))
+
+
+def _batch(read: Callable[[dict[str, Any], int], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        run = _saved().get(str(cfg.values.get("b")))
+        return None if run is None else (sp.Rational(read(run, int(cfg.values["b"]))), {})
+    return measure
+
+
+# ---- tensor parallelism: one Megatron layer on 2 Gloo ranks, fp64 (verify.experiments.dist_probe)
+def _tp() -> dict[str, Any]:
+    from verify.checks.starter_common import probe
+
+    return dict(probe(2)["tp"])
+
+
+def _tp_configs(_ev: Any) -> list[Config]:
+    sh = _tp()["shape"]
+    return [Config("Gloo t=2", {"t": 2, "b": sh["b"], "s": sh["s"], "h": sh["h"], "a": sh["heads"]})]
+
+
+def _tp_measure(read: Callable[[dict[str, Any], tuple[str, ...]], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        run = _tp()
+        if any(cfg.values.get(x) != run["shape"][x] for x in ("b", "s", "h")):
+            return None  # a worked example at other sizes: calculated
+        return sp.nsimplify(read(run, args), rational=True), {}
+    return measure
+
+
+def _tp_allreduce_elements(run: dict[str, Any], _args: tuple[str, ...]) -> Any:
+    sizes = {r["bytes"] // run["element_size"] for r in run["records"] if r["kind"] == "all_reduce"}
+    return sizes.pop() if len(sizes) == 1 else sp.nan  # calls of different sizes: no single value
+
+
+# ---- FSDP2 reshard_after_forward: 2 blocks + a root head (3 units), Gloo (verify.experiments.dist_probe)
+_RESHARD = {"reshard_true": "True", "reshard_false": "False", "reshard_default": "None", "reshard_k": "2"}
+
+
+def _fsdp_configs(_ev: Any) -> list[Config]:
+    return [Config(f"Gloo N={n_}", {"N": n_, "U": 3, "k": 2}) for n_ in (2, 4)]
+
+
+def _fsdp_run(cfg: Config, reshard: str) -> dict[str, Any] | None:
+    from verify.checks.starter_common import probe
+
+    return probe(int(cfg.values["N"]))["fsdp2"].get(_RESHARD[reshard])
+
+
+def _fsdp_measure(read: Callable[[dict[str, Any], tuple[str, ...], int], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        run = _fsdp_run(cfg, args[0])
+        if run is None:
+            return None  # this mode did not run at this N (k = 2 needs N = 4)
+        psi = run["model_elements"] if "model_elements" in run else 2 * (16 * 16 + 16) + 16 * 8 + 8
+        return sp.nsimplify(read(run, args, int(cfg.values["N"])), rational=True), {"Psi": psi}
+    return measure
+
+
+def _fsdp_calls(run: dict[str, Any], args: tuple[str, ...], _n: int) -> int:
+    return sum(1 for r in run["records"] if (r["kind"], r["phase"]) == (args[1], args[2]))
+
+
+def _fsdp_volume(run: dict[str, Any], _args: tuple[str, ...], _n: int) -> Any:
+    """Σ payload × (g−1)/g over the step's all-gathers and reduce-scatters (g = the call's group), in elements."""
+    return sum(sp.Rational(r["bytes"] * (r["group"] - 1), 4 * r["group"]) for r in run["records"]
+               if r["kind"] in ("all_gather", "reduce_scatter"))
+
+
+def _fsdp_calls_formula(reshard: str, collective: str, phase: str) -> sp.Expr:
+    U = SYMBOLS["U"]
+    if (collective, phase) in (("all_gather", "forward"), ("reduce_scatter", "backward")):
+        return U
+    if (collective, phase) != ("all_gather", "backward"):
+        return sp.Integer(0)
+    return {"reshard_true": U, "reshard_false": sp.Integer(0), "reshard_default": U - 1, "reshard_k": U}[reshard]
+
+
+def _fsdp_formula(key: str) -> Callable[[str], sp.Expr]:
+    """``verify.formulas.fsdp.per_unit`` over symbols: a non-root unit's held share and ring volume (× Ψ)."""
+    def formula(reshard: str) -> sp.Expr:
+        if reshard == "reshard_default" and key == "ring_volume_per_psi":
+            raise ValueError("reshard_default mixes True (blocks) and False (root): no single volume")
+        held = {"reshard_true": 1 / N, "reshard_false": sp.Integer(1), "reshard_default": 1 / N,
+                "reshard_k": 1 / k}[reshard]
+        if key == "held_after_forward":
+            return held
+        bwd = {"reshard_true": (N - 1) / N, "reshard_false": sp.Integer(0), "reshard_k": (k - 1) / k}[reshard]
+        return (2 * (N - 1) / N + bwd) * Psi
+    return formula
+
+
+# ---- DDP buckets on 2 Gloo ranks (verify.experiments.dist_probe.ddp_buckets; caps C, first C_1 in bytes)
+def _ddp_configs(_ev: Any) -> list[Config]:
+    return [Config("Gloo N=2", {"N": 2})]
+
+
+def _ddp(read: Callable[[dict[str, Any], Config], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.checks.starter_common import probe
+
+        runs = probe(2)["ddp"]
+        return sp.Integer(read(runs, cfg)), {"Psi": sum(runs["None"]["grad_bytes_reverse_order"]) // 4}
+    return measure
+
+
+def _ddp_elements(runs: dict[str, Any], _cfg: Config) -> int:
+    return int(sum(runs["None"]["allreduce_bytes"]) // 4)
+
+
+def _ddp_unexplained(runs: dict[str, Any], cfg: Config) -> int:
+    """All-reduce calls (and other collectives) that the cap rule does not predict: the default run at (C, C_1),
+    every other run at its explicit cap for every bucket."""
+    from collections import Counter
+
+    from verify.formulas.ddp import bucket_sizes
+
+    bad = 0
+    for cap, run in runs.items():
+        if cap == "None":
+            caps = {"cap_bytes": int(cfg.values["C"]), "first_cap_bytes": int(cfg.values["C_1"])}
+        else:
+            caps = {"cap_bytes": int(float(cap) * 2**20), "first_cap_bytes": int(float(cap) * 2**20)}
+        want = Counter(bucket_sizes(grad_bytes=run["grad_bytes_reverse_order"], **caps))
+        got = Counter(run["allreduce_bytes"])
+        bad += sum(((want - got) + (got - want)).values()) + len(run["other_collectives"])
+    return bad
+
+
+def _alpha_beta(op: str) -> sp.Expr:
+    """``verify.formulas.collectives.ring_time`` / ``tree_broadcast_time`` over symbols."""
+    alpha, beta = SYMBOLS["alpha"], SYMBOLS["beta"]
+    if op == "broadcast":
+        return sp.ceiling(sp.log(N, 2)) * (alpha + M / beta)
+    if op == "all_to_all":
+        raise ValueError("the α-β table has no all-to-all row")
+    return _ring_steps(op) * alpha + coll.ring_send(op=op, n=N, m=M) / beta
+
+
 QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     # ---- ZeRO: per-rank persistent bytes, measured on the reference stages (distinct storages)
     Quantity("param_bytes", ("stage",), "bytes", "construction", "per-rank parameter bytes (bf16)",
@@ -412,6 +666,9 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "micro-batches the last stage holds at its peak: GPipe m, 1F1B min(1, m)",
              lambda sch: _in_flight(sch, p - 1),
              "pipeline", _simulated(lambda run: run.peak_in_flight[-1])),
+    Quantity("in_flight_stage", ("schedule",), "micro-batches", "simulated",
+             "micro-batches whose activations stage s (0 = the first) holds at its peak: GPipe m, 1F1B min(p − s, m)",
+             lambda sch: _in_flight(sch, s), "pipeline_stage", _stage_in_flight),
     # ---- activation checkpointing (verify.formulas.checkpointing; units = one layer's saved activation)
     Quantity("checkpoint_peak_units", (), "layer activations", "measured",
              "saved activations at the peak with k segments over L layers: (k−1) + L/k (profiler, ± ½ unit)",
@@ -447,12 +704,87 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
     Quantity("nvme_optimizer_bytes", (), "bytes", "calculated",
              "ZeRO-Infinity NVMe traffic per step with the optimizer state on NVMe: 12Ψ read + 12Ψ written",
              lambda: off.nvme_optimizer_bytes(psi=SYMBOLS["Psi"])),
-    # ---- tensor parallelism (verify.formulas.tensor_parallel)
+    # ---- tensor parallelism (verify.formulas.tensor_parallel), measured on one Megatron layer over 2 Gloo ranks
     Quantity("tp_allreduces_per_layer", ("phase",), "all-reduces", "construction",
-             "Megatron's f/g all-reduces per transformer layer and pass",
-             lambda ph: sp.Integer(tp.allreduces_per_layer().get(ph, 0))),
-    Quantity("tp_weights_per_rank", (), "elements", "calculated", "matmul weights per rank: 12h²/t",
-             lambda: tp.matmul_weights(h=h)["total"] / t),
+             "Megatron's f/g all-reduces per transformer layer and pass (counted on the ranks; our TP operators "
+             "call them, so the count holds by construction)",
+             lambda ph: sp.Integer(tp.allreduces_per_layer().get(ph, 0)), "tp",
+             _tp_measure(lambda r, a: sum(1 for x in r["records"] if (x["kind"], x["phase"]) == ("all_reduce", a[0])))),
+    Quantity("tp_collectives_other", (), "calls", "measured",
+             "collective calls of a TP layer's step that are not all-reduces", lambda: sp.Integer(0), "tp",
+             _tp_measure(lambda r, _a: sum(1 for x in r["records"] if x["kind"] != "all_reduce"))),
+    Quantity("tp_allreduce_elements", (), "elements", "measured", "elements of each of a TP layer's all-reduces: bsh",
+             lambda: tp.allreduce_elements(b=b, s=s, h=h), "tp", _tp_measure(_tp_allreduce_elements)),
+    Quantity("tp_weights", (), "elements", "measured", "a layer's matmul weights, unsharded: 4h² attention + 8h² MLP",
+             lambda: tp.matmul_weights(h=h)["total"], "tp",
+             _tp_measure(lambda r, _a: r["unsharded_matmul_weight_elements"])),
+    Quantity("tp_weights_per_rank", (), "elements", "measured", "matmul weights per rank: 12h²/t",
+             lambda: tp.matmul_weights(h=h)["total"] / t, "tp", _tp_measure(lambda r, _a: r["matmul_weight_elements"])),
+    Quantity("tp_max_abs_error", (), "value", "measured",
+             "largest |difference| of the TP layer's output, input gradient and weight gradients from the unsharded "
+             "layer's (fp64); measured only", None, "tp", _tp_measure(lambda r, _a: max(r["max_abs_diff"].values()))),
+    # ---- mixed precision (verify.formulas.mixed_precision), one CPU process (verify.experiments.local)
+    Quantity("bytes_per_param", ("recipe", "part"), "bytes", "measured",
+             "model-state bytes per parameter by part (m_v = Adam m + v; optimizer = master + m + v); measured "
+             "after a real Adam step for mixed_adam and fp32_adam, calculated for adam_8bit and Megatron's totals",
+             _bytes_per_param, "numerics", _state_measure),
+    Quantity("float_limit", ("format", "limit"), "value", "measured",
+             "largest finite, smallest normal / subnormal, machine epsilon, from the format's exponent and mantissa "
+             "bits; measured with torch.finfo and nextafter", _float_limit, "numerics", _finfo),
+    Quantity("underflow_share", ("format",), "fraction", "measured",
+             "share of the probe gradients (2^-25, 2^-26, 1e-8, 3e-9) that become 0 cast to the format; measured only",
+             None, "numerics", _loss_scaling(lambda r: sum(1 for x in r["plain_fp16"] if x == 0) / len(r["values"]))),
+    Quantity("scaled_cast_error", ("format",), "relative error", "measured",
+             "largest relative error of the probe gradients scaled by S, cast, and divided by S in fp32; measured only",
+             None, "numerics", _loss_scaling(lambda r: r["max_rel_error_scaled"])),
+    Quantity("grad_scaler", ("scaler",), "value", "measured",
+             "torch.amp.GradScaler's defaults and its scale after one overflow and after growth_interval (− 1) clean "
+             "steps; measured only (PyTorch's choice, no formula)", None, "numerics", _scaler),
+    Quantity("float_sum", ("format",), "value", "measured", "w + u computed in the format; measured only",
+             None, "numerics", _float_sum),
+    Quantity("saved_bytes_per_sample", (), "bytes", "measured",
+             "bytes autograd saves for backward (parameters excluded) over the batch size, MLP with GELU and "
+             "LayerNorm at b = 8, 16, 32; measured only", None, "numerics",
+             _batch(lambda run, b_: sp.Rational(run["saved_bytes"], b_))),
+    Quantity("state_bytes_at_batch", (), "bytes", "measured",
+             "the same MLP's parameter + gradient bytes at batch size b; measured only", None, "numerics",
+             _batch(lambda run, _b: run["model_state_bytes"])),
+    # ---- FSDP2 reshard_after_forward (verify.formulas.fsdp), 3 units on Gloo
+    Quantity("fsdp_calls", ("reshard", "collective", "phase"), "calls", "measured",
+             "FSDP2 collective calls per step over the model's U units (the root follows False under None)",
+             _fsdp_calls_formula, "fsdp", _fsdp_measure(_fsdp_calls)),
+    Quantity("fsdp_held_after_forward", ("reshard",), "fraction", "measured",
+             "share of a (non-root) unit's parameters a rank holds between forward and backward",
+             _fsdp_formula("held_after_forward"), "fsdp",
+             _fsdp_measure(lambda r, _a, _n: sp.Rational(r["block_held_after_forward"], r["block_unsharded"]))),
+    Quantity("fsdp_ring_volume", ("reshard",), "elements", "measured",
+             "elements a rank sends per step with ideal rings (payloads × (g−1)/g, g = each call's group)",
+             _fsdp_formula("ring_volume_per_psi"), "fsdp", _fsdp_measure(_fsdp_volume)),
+    Quantity("fsdp_backward_group", ("reshard",), "ranks", "measured",
+             "ranks in a unit's backward all-gather (0: none)",
+             lambda r: {"reshard_true": N, "reshard_false": sp.Integer(0), "reshard_default": N, "reshard_k": k}[r],
+             "fsdp", _fsdp_measure(lambda r, _a, _n: max([0, *(x["group"] for x in r["records"]
+                                                              if (x["kind"], x["phase"]) == ("all_gather", "backward")
+                                                              and x["group"] is not None)]))),
+    # ---- DDP's gradient buckets (verify.formulas.ddp), 8 Linear(256, 256) on 2 Gloo ranks
+    Quantity("ddp_allreduced_elements", (), "elements", "measured",
+             "gradient elements DDP all-reduces in one step (after the bucket rebuild): Ψ", lambda: Psi, "ddp",
+             _ddp(_ddp_elements)),
+    Quantity("ddp_buckets_unexplained", (), "calls", "measured",
+             "all-reduce calls whose size the cap rule does not predict (a bucket closes once it reaches its cap: "
+             "C_1 for the first, C after; an explicit bucket_cap_mb run with its own cap), plus other collectives",
+             lambda: sp.Integer(0), "ddp", _ddp(_ddp_unexplained)),
+    # ---- the α-β cost model and ZeRO-Offload's break-even (arithmetic)
+    Quantity("alpha_beta_time", ("collective",), "s", "calculated",
+             "α-β time: ring steps·α + ring bytes/β; binomial-tree broadcast ⌈log₂N⌉(α + M/β)", _alpha_beta),
+    Quantity("offload_compute_time", (), "s", "calculated", "GPU forward + backward time per step: 6TΨ/F",
+             lambda: off.compute_seconds(tokens=SYMBOLS["T"], psi=Psi, flops_per_s=SYMBOLS["F"])),
+    Quantity("offload_pcie_time", ("pcie",), "s", "calculated", "PCIe time per step: 4Ψ/B in series, 2Ψ/B overlapped",
+             lambda d: off.pcie_step_seconds(psi=Psi, pcie_bytes_per_s=SYMBOLS["B"], overlapped=d == "overlapped")),
+    Quantity("offload_breakeven_tokens", ("pcie",), "tokens", "calculated",
+             "tokens per GPU per step at which 6TΨ/F equals the PCIe time 4Ψ/B (2Ψ/B overlapped)",
+             lambda d: off.breakeven_tokens(flops_per_s=SYMBOLS["F"], pcie_bytes_per_s=SYMBOLS["B"],
+                                            overlapped=d == "overlapped")),
 )}
 
 # ==== measuring side (issue 12, branch measure): PyTorch's own implementations, measured as they come ====
@@ -529,10 +861,13 @@ QUANTITIES.update({q.name: q for q in MEASURED_IMPL_QUANTITIES})
 
 # where each family's configurations come from; a re-runnable family also runs at a claim's fixed values
 FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs,
-                                   "checkpoint": _checkpoint_configs, "gloo": _gloo_configs, "ring": _ring_configs}
-RERUNNABLE = frozenset({"pipeline"})
+                                   "checkpoint": _checkpoint_configs, "gloo": _gloo_configs, "ring": _ring_configs,
+                                   "numerics": _numerics_configs, "tp": _tp_configs,
+                                   "fsdp": _fsdp_configs, "ddp": _ddp_configs, "pipeline_stage": _stage_configs}
+# families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
+RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
-HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max")
+HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max", "diff")
 
 
 def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
@@ -540,7 +875,8 @@ def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
     import itertools
 
     first = {"stage": "zero3", "collective": "all_gather", "phase": "forward", "schedule": "onef1b",
-             "impl": "fsdp2_reshard"}
+             "impl": "fsdp2_reshard", "recipe": "mixed_adam", "part": "total", "format": "fp16", "limit": "max",
+             "scaler": "init_scale", "reshard": "reshard_true", "pcie": "serial"}
     choices = [[first[kind], *(x for x in ARG_VALUES[kind] if x != first[kind])] for kind in q.params]
     for args in itertools.product(*choices):
         try:
@@ -556,7 +892,9 @@ def table() -> str:
     for q in QUANTITIES.values():
         args, formula = _example(q)
         where = {"zero": "ZeRO sweep runs", "pipeline": "simulated schedules", "checkpoint": "checkpoint_sequential "
-                 "runs", "gloo": "Gloo ranks", "ring": "ring simulator"}.get(q.family, "formula only")
+                 "runs", "gloo": "Gloo ranks", "ring": "ring simulator", "numerics": "one CPU process",
+                 "tp": "a TP layer on 2 Gloo ranks",
+                 "fsdp": "FSDP2 on 2 and 4 Gloo ranks", "ddp": "DDP on 2 Gloo ranks"}.get(q.family, "formula only")
         rows.append(f"| `{q.name}` | {', '.join(q.params) or '—'} | {q.unit} | {q.method} ({where}) | "
                     f"`{q.name}({', '.join(args)})` = `{formula}` | {q.doc} |")
     return "\n".join(rows)

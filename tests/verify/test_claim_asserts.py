@@ -85,8 +85,8 @@ def test_inequalities_and_ratios() -> None:
     assert v("comm_volume(zero2) > comm_volume(zero1)") == "refuted"  # zh "ZeRO-2 略增"
     assert v("model_state_bytes(zero1) > model_state_bytes(zero2)") == "confirmed"
     assert v("comm_volume(zero2) == 2*Psi") == "conditional"  # 2(N-1)/N·Ψ → 2Ψ
-    assert v("approx(model_state_bytes(zero1, Psi=7.5*B, N=64) / GB, 31.4)") == "confirmed"
-    assert v("approx(model_state_bytes(zero1, Psi=7.5*B, N=64) / GB, 31.5)") == "refuted"
+    assert v("approx(model_state_bytes(zero1, Psi=7.5*billion, N=64) / GB, 31.4)") == "confirmed"
+    assert v("approx(model_state_bytes(zero1, Psi=7.5*billion, N=64) / GB, 31.5)") == "refuted"
     assert v("approx(bubble_fraction(gpipe, p=4, m=8), 0.273)") == "confirmed"
 
 

@@ -1,17 +1,16 @@
-"""Registry of checks (id → function) and the claim evaluator.
+"""Verdicts and the evidence they are judged on; every claim is judged from what it asserts.
 
     python -m verify
 
-Claims are judged from what they assert (``verify.claim_judge``); cards not yet converted name a legacy
-check, registered by importing ``starter``.
+``verify.claim_judge`` judges one claim from its ``asserts`` (no check function holds a claim's number);
+this package keeps the verdict record, the sweep's evidence and the deck-wide ``judge``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from verify.checks import starter  # noqa: F401  (registers the starter cards' legacy checks)
-from verify.checks.registry import CHECKS, VERDICTS, Evidence, Verdict, run_check
+from verify.checks.registry import VERDICTS, Evidence, MissingEvidence, Verdict
 from verify.claims import Claim
 
 
@@ -22,9 +21,9 @@ def judge(claims: list[Claim], ev: Evidence) -> list[dict[str, Any]]:
     out = []
     for c in claims:
         v = judge_claim(c, ev)
-        out.append({"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.check or c.asserts,
+        out.append({"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.asserts,
                     "text_zh": c.text_zh, "text_en": c.text_en, "reading": c.reading, **v.to_dict()})
     return out
 
 
-__all__ = ["CHECKS", "VERDICTS", "Evidence", "Verdict", "judge", "run_check"]
+__all__ = ["VERDICTS", "Evidence", "MissingEvidence", "Verdict", "judge"]

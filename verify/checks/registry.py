@@ -1,14 +1,12 @@
-"""Checks: functions from the sweep's evidence to one verdict; registered by id.
+"""A verdict and the sweep's evidence it is judged on (``verify.claim_judge`` judges from a claim's asserts).
 
-    python -m verify          # judges every claim of every card with the check it names
+    python -m verify          # judges every claim of every card
 
-A check never bends a formula to the text: it computes the claim's number from measured bytes (or from
-the ledger where the claim is pure arithmetic) and says under which condition the claim holds.
+``missing-check`` stays a verdict for reports stored before claims stated what they assert.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -70,34 +68,3 @@ class Evidence:
             if r["impl"] == impl and r["stage"] == stage and r["world_size"] == n:
                 return r
         raise MissingEvidence(f"no run impl={impl!r} stage={stage!r} world_size={n}")
-
-
-CheckFn = Callable[[Evidence], Verdict]
-CHECKS: dict[str, CheckFn] = {}
-
-
-def check(check_id: str) -> Callable[[CheckFn], CheckFn]:
-    def register(fn: CheckFn) -> CheckFn:
-        if check_id in CHECKS:
-            raise ValueError(f"check {check_id!r} registered twice")
-        CHECKS[check_id] = fn
-        return fn
-    return register
-
-
-def run_check(check_id: str, ev: Evidence) -> Verdict:
-    """The check's verdict, or ``missing-check`` / ``error`` verdicts: never a silent confirmation."""
-    fn = CHECKS.get(check_id)
-    if fn is None:
-        return Verdict("missing-check", None, None, f"no check named {check_id!r} is registered",
-                       f"未注册名为 {check_id!r} 的检查", judged="none")
-    try:
-        return fn(ev)
-    except Exception as e:  # any failure of a check is reported as its verdict
-        return Verdict("error", None, None, f"check {check_id!r} failed: {type(e).__name__}: {e}",
-                       f"检查 {check_id!r} 出错：{type(e).__name__}: {e}", judged="none")
-
-
-def fmt(x: float) -> str:
-    """2.0 → "2", 1.5 → "1.5", 1.6 → "1.6"."""
-    return f"{float(x):.3g}"

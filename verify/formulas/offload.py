@@ -54,3 +54,13 @@ def cpu_adam_bytes_per_param() -> int:
 def nvme_optimizer_bytes(*, psi: float) -> float:
     """Optimizer state (12Ψ) read from and written back to NVMe every step: 24Ψ."""
     return 2 * 12 * psi
+
+
+def compute_seconds(*, tokens: float, psi: float, flops_per_s: float) -> float:
+    """GPU forward + backward time per step: 6 FLOPs per parameter and token (2 forward, 4 backward)."""
+    return 6 * tokens * psi / flops_per_s
+
+
+def pcie_step_seconds(*, psi: float, pcie_bytes_per_s: float, overlapped: bool = False) -> float:
+    """PCIe time per step: 2Ψ of 16-bit gradients down and 2Ψ of parameters up, in series (or overlapped: 2Ψ)."""
+    return (2 if overlapped else 4) * psi / pcie_bytes_per_s
