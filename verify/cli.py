@@ -116,7 +116,7 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
         per_world = _launch_all(world_sizes, backend, opts, timeout_s, progress)
     runs = build_runs(per_world, dims, batch_per_rank)
     for r in runs:
-        r["backend"] = backend
+        r["backend"], r["launcher"] = backend, "fork" if env is None else "torchrun"
     claims = judge(read_cards(cards), Evidence(runs, backend))
     return {
         "environment": {"torch": torch.__version__, "backend": backend, "device": "cuda" if backend == "nccl"

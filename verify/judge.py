@@ -23,6 +23,7 @@ from typing import Any
 
 import sympy as sp
 
+from verify import vocabulary
 from verify.asserts import Parsed, Relation
 from verify.vocabulary import FAMILIES, QUANTITIES, RERUNNABLE, SPEC_OF, SYMBOLS, Config, MeterUnavailable
 
@@ -244,6 +245,9 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 q = QUANTITIES[atom.quantity]
                 fixed = {k: sp.sympify(x).subs(values) for k, x in atom.fixed}  # m=4*p at p = 4: 16
                 at_cfg = Config(cfg.label, {**cfg.values, **fixed}, cfg.where)
+                why = vocabulary.unavailable_here(q, evidence)
+                if why:
+                    raise MeterUnavailable(why)
                 got = q.measure(evidence, at_cfg, atom.args) if q.measure else None
                 if got is None:
                     raise LookupError(f"{atom.label()} not measured")

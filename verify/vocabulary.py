@@ -859,6 +859,27 @@ MEASURED_IMPL_QUANTITIES = (
 QUANTITIES.update({q.name: q for q in MEASURED_IMPL_QUANTITIES})
 # ==== end of the measuring side's block ====
 
+# families measured by launching their own Gloo ranks on this machine (verify.experiments.dist_probe)
+GLOO_PROBE_FAMILIES = frozenset({"gloo", "tp", "fsdp", "ddp"})
+
+
+def unavailable_here(q: Quantity, evidence: Any) -> str:
+    """Why ``q`` cannot be measured for this evidence ("" if it can): a Gloo probe is not the backend or the
+    ranks the run asked for (``--backend nccl``, torchrun), so its claims are unverifiable there, never judged
+    on a silent fallback to local Gloo ranks."""
+    if q.family not in GLOO_PROBE_FAMILIES or evidence is None:
+        return ""
+    runs = getattr(evidence, "runs", None) or []
+    backend = getattr(evidence, "backend", "gloo")
+    if backend != "gloo":
+        return (f"{q.name} is measured by a probe on local Gloo ranks; this run asked for {backend}, where it "
+                "has no measurement yet (run it again with --backend gloo)")
+    if any(r.get("launcher") == "torchrun" for r in runs):
+        return (f"{q.name} is measured by a probe that forks its own local Gloo ranks, not the ranks torchrun "
+                "launched; judge it with a plain `python -m verify` run")
+    return ""
+
+
 # where each family's configurations come from; a re-runnable family also runs at a claim's fixed values
 FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_configs,
                                    "checkpoint": _checkpoint_configs, "gloo": _gloo_configs, "ring": _ring_configs,
