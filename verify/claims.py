@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -41,7 +42,7 @@ class Claim:
     corpus: str = ""  # the card's sections and follow-ups, whitespace removed (for the stale check)
 
 
-def front_matter(text: str, source: str = "<card>") -> dict:
+def front_matter(text: str, source: str = "<card>") -> dict[str, Any]:
     if not text.startswith("---\n"):
         raise CardFormatError(f"{source}: front matter must start with '---' at byte 0")
     end = text.find("\n---", 3)
@@ -96,7 +97,7 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def corpus(text: str, data: dict) -> str:
+def corpus(text: str, data: dict[str, Any]) -> str:
     """The card's words a claim may quote: the body after the front matter and every follow-up."""
     end = text.find("\n---", 3)
     parts = [text[end + 4:]]

@@ -38,7 +38,7 @@ class Coverage:
         return len(self.checked) / len(self.found) if self.found else 1.0
 
 
-def _texts(text: str, data: dict) -> dict[str, str]:
+def _texts(text: str, data: dict[str, Any]) -> dict[str, str]:
     """The card's prose per language: each ``## zh`` / ``## en`` block of the body, and the follow-ups."""
     body = text[text.find("\n---", 3) + 4:]
     out: dict[str, list[str]] = {"zh": [], "en": []}

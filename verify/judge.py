@@ -45,7 +45,7 @@ def fmt(x: Any) -> str:
         if x.is_Integer:
             return f"{int(x):,}" if abs(int(x)) >= 10**6 else str(int(x))
         return f"{float(x):.4g}"
-    return sp.sstr(sp.nsimplify(x))
+    return str(sp.sstr(sp.nsimplify(x)))
 
 
 def ledger_expr(parsed: Parsed, expr: sp.Expr) -> sp.Expr | None:

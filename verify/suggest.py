@@ -7,22 +7,27 @@ wrote it) is read for its statements (``verify.textnums``) and the words around 
 ZeRO-1/2/3), what is measured (memory / communication / all-reduce / bubble) and a relation to DDP
 ("same as DDP"). A statement that maps onto the vocabulary becomes a proposed claim quoting that sentence
 (id ``proposed-…``: the author checks the assertion, keeps or deletes it); the rest are listed as
-unchecked. Nothing is judged here: ``proofdeck verify`` judges what the author accepts.
+unchecked. A formula the word rules do not place is matched against every quantity of the vocabulary: a
+quantity whose ledger formula equals it (``12h^2/t`` → ``tp_weights_per_rank()``, ``(k-1) + L/k`` →
+``checkpoint_peak_units()``) is proposed, the first in vocabulary order when several agree. Nothing is
+judged here: ``proofdeck verify`` judges what the author accepts.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import sympy as sp
 import yaml
 
 from verify.claims import front_matter
 from verify.coverage import COUNTED, _texts
-from verify.textnums import Statement, statements
-from verify.vocabulary import SYMBOLS
+from verify.textnums import Statement, is_notation, statements
+from verify.vocabulary import ARG_VALUES, QUANTITIES, SYMBOLS
 
 _STAGE = re.compile(r"ZeRO-?([123])|阶段\s*([123])|stage\s*([123])|\b(DDP|baseline|standard data parallel\w*)|"
                     r"(数据并行|原 DP|普通数据并行)", re.I)
@@ -58,7 +63,7 @@ def _stage(sentence: str, before: int) -> str | None:
 
 
 def _expr(value: sp.Expr) -> str:
-    return sp.sstr(value).replace(" ", "")
+    return str(sp.sstr(value)).replace(" ", "")
 
 
 def propose_sentence(lang: str, sentence: str, context: str | None = None) -> list[Proposal]:
@@ -86,8 +91,41 @@ def propose_sentence(lang: str, sentence: str, context: str | None = None) -> li
     return out
 
 
+@lru_cache(maxsize=1)
+def _ledgers() -> list[tuple[str, sp.Expr]]:
+    """Every quantity with arguments and its ledger formula, in vocabulary order."""
+    import itertools
+
+    out = []
+    for q in QUANTITIES.values():
+        for args in itertools.product(*(ARG_VALUES[kind] for kind in q.params)):
+            try:
+                formula = q.ledger(tuple(args))
+            except (ValueError, KeyError, TypeError):
+                continue
+            if formula is not None and formula.free_symbols:
+                out.append((f"{q.name}({', '.join(args)})", formula))
+    return out
+
+
+def _by_ledger(value: sp.Expr) -> str | None:
+    """``q(args) == value`` for the first quantity whose ledger formula equals the statement's formula."""
+    for label, formula in _ledgers():
+        if formula.free_symbols == value.free_symbols and sp.cancel(formula - value) == 0:
+            return f"{label} == {_expr(value)}"
+    return None
+
+
 def _assertion(st: Statement, sentence: str, stage: str | None, psi: sp.Symbol, n: sp.Symbol,
                after: str = "") -> str | None:
+    got = _by_word(st, sentence, stage, psi, n, after)
+    if got is None and st.kind == "formula" and st.value is not None and not is_notation(st):
+        return _by_ledger(st.value)
+    return got
+
+
+def _by_word(st: Statement, sentence: str, stage: str | None, psi: sp.Symbol, n: sp.Symbol,
+             after: str = "") -> str | None:
     value = st.value
     assert value is not None
     free = value.free_symbols
@@ -133,7 +171,7 @@ def suggest(path: str | Path) -> tuple[list[Proposal], list[str]]:
                 proposals += found
                 covered = {p.statement for p in found}
                 unchecked += [f"{lang}: {st.text}" for st in statements(sentence)
-                              if st.kind in COUNTED and st.text not in covered]
+                              if st.kind in COUNTED and not is_notation(st) and st.text not in covered]
                 named = _stage(sentence, len(sentence))
                 context = named if named and named != "ddp" else context
     return _unique(proposals), unchecked
@@ -149,7 +187,7 @@ def _unique(props: list[Proposal]) -> list[Proposal]:
     return out
 
 
-def as_claims(props: list[Proposal], existing: set[str]) -> list[dict]:
+def as_claims(props: list[Proposal], existing: set[str]) -> list[dict[str, Any]]:
     claims, i = [], 1
     for p in props:
         while f"proposed-{i}" in existing:

@@ -43,7 +43,8 @@ _PLAIN = [
 ]
 _SIZE = {"GB": 10**9, "GiB": 2**30, "MB": 10**6, "MiB": 2**20, "TB": 10**12, "KB": 10**3, "B": 10**9,
          "ms": sp.Rational(1, 1000), "GB/s": 10**9, "Gbps": 10**9}
-_SPLIT = re.compile(r"=|(?:\\approx|\\to|\\rightarrow|\\ge|\\le|\\quad)(?![A-Za-z])|<|>|;|,")  # \\le, not \\left
+_SPLIT = re.compile(  # relations and separators (\\le, not \\left)
+    r"=|(?:\\approx|\\to|\\rightarrow|\\Rightarrow|\\implies|\\ge|\\le|\\qquad|\\quad)(?![A-Za-z])|<|>|;|,")
 
 
 def _digits(num: str) -> int:
@@ -56,7 +57,7 @@ def parse_tex(tex: str) -> sp.Expr | None:
     from sympy.parsing.latex import LaTeXParsingError, parse_latex
 
     cleaned = (tex.replace(r"\cdot", "*").replace(r"\left", "").replace(r"\right", "")
-               .replace(r"\,", " ").replace("\\text{", "\\mathrm{").strip())
+               .replace(r"\,", " ").replace(r"\;", " ").replace("\\text{", "\\mathrm{").strip())
     if not cleaned or re.search(r"\\(text|mathrm|operatorname|min|max|lceil)", cleaned):
         return None
     try:
@@ -92,6 +93,7 @@ def statements(text: str) -> list[Statement]:
                                  mt.start()))
             continue
         tex = re.sub(r"(\d)\{,\}(\d)", r"\1\2", tex)  # 8{,}388{,}608: TeX's thousands separator
+        tex = re.sub(r"\\[;,!: ]", " ", tex)  # TeX spacing (\; \, \!) is not a separator
         parts = [x.strip() for x in _SPLIT.split(tex) if x.strip()]
         for part in parts:
             if re.fullmatch(r"(?:[A-Za-z]|\\[A-Za-z]+)(?:_\{?[a-z0-9]+\}?)?", part):

@@ -276,8 +276,8 @@ def _ring_sim(read: Callable[[Any, str], Any]) -> Measure:
 
 def _ring_sent(run: Any, op: str) -> int:
     if op == "all_reduce":
-        return max(run.sent)
-    return max(run.sent_by_phase[op])
+        return int(max(run.sent))
+    return int(max(run.sent_by_phase[op]))
 
 
 def _ring_steps_of(run: Any, op: str) -> int:
@@ -498,7 +498,8 @@ def _fsdp_configs(_ev: Any) -> list[Config]:
 def _fsdp_run(cfg: Config, reshard: str) -> dict[str, Any] | None:
     from verify.checks.starter_common import probe
 
-    return probe(int(cfg.values["N"]))["fsdp2"].get(_RESHARD[reshard])
+    run: dict[str, Any] | None = probe(int(cfg.values["N"]))["fsdp2"].get(_RESHARD[reshard])
+    return run
 
 
 def _fsdp_measure(read: Callable[[dict[str, Any], tuple[str, ...], int], Any]) -> Measure:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
@@ -37,3 +38,41 @@ def test_cli_prints_checked_over_found_and_the_unchecked() -> None:
     assert any(line.startswith("  unchecked ") for line in result.output.splitlines())
     missing = CliRunner().invoke(cli, ["claims", "coverage", "no-such-card", "--cards", str(CARDS)])
     assert missing.exit_code == 1
+
+
+BUNDLED = sorted(p for p in CARDS.glob("*.md") if p.name.lower() != "readme.md")
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_every_bundled_card_checks_at_least_90_percent_of_its_statements(path: Path) -> None:
+    cov = card_coverage(path)
+    assert len(cov.found) >= 20, cov.found  # every bundled card states formulas and numbers
+    assert cov.ratio >= 0.9, cov.unchecked
+
+
+def test_notation_is_not_a_statement_and_numbers_with_units_are() -> None:
+    text = ("---\nslug: n\ntitle: {zh: n, en: n}\n---\n\n# Summary\n\n## en\n\n"
+            r"$X \in \mathbb{R}^{bs\times h}$, $Z = Y_1B_1 + Y_2B_2$, $W_O$, $M(k) \approx k + L/k$, "
+            r"$[A_1, \dots, A_t]$, 1F1B, $S_0=2^{16}$; each rank stores $12h^2/t$, 64 MiB, $3.40\times10^{38}$, 4×."
+            "\n")
+    from verify.coverage import text_coverage
+
+    found = text_coverage(text).found
+    assert found == ["en: k + L/k", "en: 12h^2/t", "en: 64 MiB", "en: 4×"], found
+
+
+def test_page_summary_for_the_web_server_imports_no_torch() -> None:
+    import json
+    import subprocess
+    import sys
+
+    card = CARDS / "zero-sharding.md"
+    code = ("import json, sys; from pathlib import Path; from verify.coverage import page_summary; "
+            f"s = page_summary(Path({str(card)!r}).read_text(encoding='utf-8')); "
+            "print(json.dumps({'torch': 'torch' in sys.modules, **s}))")
+    out = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                    check=True).stdout)
+    cov = card_coverage(card)
+    assert out == {"torch": False, "found": len(cov.found), "checked": len(cov.checked),
+                   "unchecked": cov.unchecked}
+    assert out["found"] >= 60

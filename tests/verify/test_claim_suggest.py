@@ -59,3 +59,22 @@ def test_raw_ring_and_pipeline_cards(tmp_path: Path) -> None:
         "With $p$ stages and $m$ micro-batches the pipeline bubble is $(p-1)/(m+p-1)$ of a step."), "pipe")
     pipe_props = [p for p in suggest(pipe)[0] if "pipeline bubble" in p.sentence]
     assert [p.asserts for p in pipe_props] == ["bubble_fraction(onef1b) == (p-1)/(m+p-1)"]
+
+
+def test_raw_cards_on_other_topics_match_the_vocabulary_by_formula(tmp_path: Path) -> None:
+    # no word rule knows tensor parallelism or checkpointing: the formulas are matched against the ledger
+    tp = imported(tmp_path, raw_card(
+        "张量并行把矩阵乘切到 t 个 rank。", "Tensor parallelism splits the matmuls over t ranks.",
+        r"Each rank stores $12h^2/t$ of a layer's weights, and a ring sends $2(t-1)/t\cdot bsh$ per all-reduce."),
+        "tp")
+    got = {p.asserts for p in suggest(tp)[0] if "Each rank stores" in p.sentence}
+    assert "tp_weights_per_rank() == 12*h**2/t" in got, got
+    ckpt = imported(tmp_path, raw_card(
+        "激活检查点用重算换显存。", "Activation checkpointing trades compute for memory.",
+        r"With $k$ segments over $L$ layers the peak is $(k-1) + L/k$ layer activations and the extra compute "
+        r"is $(1-1/k)/3$; the notation $M(k)$ and $XA$ proposes nothing."), "ckpt")
+    props, unchecked = suggest(ckpt)
+    got = {p.asserts for p in props if "segments over" in p.sentence}
+    assert got == {"checkpoint_peak_units() == L/k+k-1", "recompute_overhead() == 1/3-1/(3*k)"}, got
+    assert all(parse(p.asserts).atoms for p in props)
+    assert not any("XA" in u or "M(k)" in u for u in unchecked)

@@ -59,6 +59,7 @@ def test_drills_and_starter_checks_import_without_torch() -> None:
     import subprocess
     import sys
 
-    code = "import sys, verify.formulas.drills, verify.checks, verify.vocabulary, verify.coverage; print('torch' in sys.modules)"
+    code = ("import sys, verify.formulas.drills, verify.checks, verify.vocabulary, verify.coverage; "
+            "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
