@@ -60,7 +60,7 @@ def test_cli_from_json_and_api(tmp_path: Path, database_url: str, cards_dir: Pat
     from app.main import create_app
 
     doc = CardDoc(slug="demo", title=LangText(zh="演示", en="Demo"),
-                  claims=[Claim(id="three-x", text=LangText(en="three times"), check="c")])
+                  claims=[Claim(id="three-x", text=LangText(en="three times"))])
     (cards_dir / "demo.md").write_text(dump_card(doc), encoding="utf-8")
     path = tmp_path / "r.json"
     path.write_text(json.dumps(report("refuted")), encoding="utf-8")

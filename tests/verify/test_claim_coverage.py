@@ -18,14 +18,15 @@ def test_a_new_claim_moves_a_statement_from_unchecked_to_checked(tmp_path: Path)
     shutil.copytree(CARDS, tmp_path / "cards")
     card = tmp_path / "cards" / "pipeline-parallelism.md"
     before = card_coverage(card)
-    assert "en: (m+p-1)t_f" in before.unchecked and before.found
+    assert "en: \\frac{p-1}{m+p-1}" in before.unchecked and before.found
     text = card.read_text(encoding="utf-8")
-    claim = ("  - id: forward-phase\n    section: derivation\n    text:\n      en: 'the forward phase lasts "
-             "$(m+p-1)t_f$'\n    asserts: 'pipeline_step_time(gpipe) == (m+p-1)*t_f + (m+p-1)*t_b'\n")
+    quote = r"$$T = (m+p-1)(t_f+t_b), \qquad \text{bubble} = \frac{T - m(t_f+t_b)}{T} = \frac{p-1}{m+p-1}$$"
+    claim = (f"  - id: bubble-fraction-frac\n    section: derivation\n    text:\n      en: '{quote}'\n"
+             "    asserts: 'bubble_fraction(gpipe) == (p-1)/(m+p-1)'\n")
     card.write_text(text.replace("claims:\n", "claims:\n" + claim, 1), encoding="utf-8")
     after = card_coverage(card)
-    assert "en: (m+p-1)t_f" in after.checked
-    assert len(after.checked) == len(before.checked) + 1 and after.found == before.found
+    assert "en: \\frac{p-1}{m+p-1}" in after.checked and "en: \\frac{T - m(t_f+t_b)}{T}" in after.checked
+    assert len(after.checked) == len(before.checked) + 2 and after.found == before.found
 
 
 def test_cli_prints_checked_over_found_and_the_unchecked() -> None:
@@ -35,7 +36,8 @@ def test_cli_prints_checked_over_found_and_the_unchecked() -> None:
     cov = card_coverage(CARDS / "zero-sharding.md")
     assert first == f"zero-sharding: {len(cov.checked)} / {len(cov.found)} checked ({cov.ratio:.0%})"
     assert "unchecked zh: 14Ψ" not in result.output  # the zh "14Ψ" is a claim (refuted, but checked)
-    assert any(line.startswith("  unchecked ") for line in result.output.splitlines())
+    pipe = CliRunner().invoke(cli, ["claims", "coverage", "pipeline-parallelism", "--cards", str(CARDS)])
+    assert "  unchecked en: \\frac{p-1}{m+p-1}" in pipe.output.splitlines(), pipe.output
     missing = CliRunner().invoke(cli, ["claims", "coverage", "no-such-card", "--cards", str(CARDS)])
     assert missing.exit_code == 1
 
