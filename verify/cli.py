@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,40 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--timeout", type=float, default=300.0, help="seconds before a hung launch is killed")
     p.add_argument("--batch-per-rank", type=int, default=8)
     p.add_argument("--timed-steps", type=int, default=2, help="steps timed per variant after warm-up")
+    p.add_argument("--no-ring", action="store_true",
+                   help="skip the step on send/recv ring collectives (ideal-ring volume and the ZeRO-3 peak bound "
+                        "then come out unverifiable)")
     return p.parse_args(argv)
+
+
+MIN_PARAMS = 10_000  # below this the MLP's hidden width is < 30: activations and per-message headers rival Ψ
+
+
+class UsageError(ValueError):
+    """A command-line value that cannot run; the message says which and how to fix it (exit 2)."""
+
+
+def parse_world_sizes(text: str) -> tuple[int, ...]:
+    """"2,4" → (2, 4); anything else raises UsageError naming the bad part."""
+    sizes = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit():
+            raise UsageError(f"--world-sizes: {part!r} is not a whole number; give comma-separated world sizes "
+                             "such as --world-sizes 2,4")
+        sizes.append(int(part))
+    if not sizes or min(sizes) < 2:
+        raise UsageError(f"--world-sizes needs values >= 2 (communication volumes vanish at N = 1), got {text!r}")
+    return tuple(sizes)
+
+
+def check_params(params: int) -> int:
+    if params < MIN_PARAMS:
+        raise UsageError(f"--params {params} is below {MIN_PARAMS:,}: the model would be too small for its "
+                         f"parameters to dominate what is measured; use --params {MIN_PARAMS} or more")
+    return params
 
 
 def sweep_options(backend: str, dims: list[int], *, variants: tuple[str, ...], batch_per_rank: int = 8,
@@ -60,13 +94,15 @@ def sweep_options(backend: str, dims: list[int], *, variants: tuple[str, ...], b
 
 def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), params: int = 1_000_000,
                cards: str | Path = DEFAULT_CARDS, with_torch: bool = True, timeout_s: float = 300.0,
-               batch_per_rank: int = 8, timed_steps: int = 2, progress: bool = False) -> dict[str, Any]:
+               batch_per_rank: int = 8, timed_steps: int = 2, progress: bool = False,
+               ring: bool = True) -> dict[str, Any]:
     """Sweep, judge and return the report (the JSON shape of ``--json``)."""
     dims = layer_dims(params)
     variants = (*REFERENCE_STAGES, *(TORCH_IMPLS if with_torch else ()))
     env = torchrun_env()
     opts = sweep_options(backend, dims, variants=variants, batch_per_rank=batch_per_rank,
                          timed_steps=timed_steps, local_rank=None if env is None else env.local_rank)
+    opts = replace(opts, ring=ring)
     per_world: dict[int, list[list[dict[str, Any]]]] = {}
     t0 = time.perf_counter()
     if env is not None:
@@ -79,6 +115,8 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
         warm_up()
         per_world = _launch_all(world_sizes, backend, opts, timeout_s, progress)
     runs = build_runs(per_world, dims, batch_per_rank)
+    for r in runs:
+        r["backend"], r["launcher"] = backend, "fork" if env is None else "torchrun"
     claims = judge(read_cards(cards), Evidence(runs, backend))
     return {
         "environment": {"torch": torch.__version__, "backend": backend, "device": "cuda" if backend == "nccl"
@@ -146,10 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     3 a rank crashed or the run timed out (message on stderr, no ranks left running).
     """
     a = parse_args(argv)
-    sizes = tuple(int(s) for s in a.world_sizes.split(",") if s.strip())
-    if not sizes or min(sizes) < 2:
-        print(f"error: --world-sizes needs values >= 2 (communication volumes vanish at N = 1), got {sizes}",
-              file=sys.stderr)
+    try:
+        sizes = parse_world_sizes(a.world_sizes)
+        check_params(a.params)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     if a.backend == "nccl" and not torch.cuda.is_available():
         print("error: --backend nccl needs CUDA; this machine has none", file=sys.stderr)
@@ -157,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = run_verify(backend=a.backend, world_sizes=sizes, params=a.params, cards=a.cards,
                             with_torch=not a.no_torch, timeout_s=a.timeout, batch_per_rank=a.batch_per_rank,
-                            timed_steps=a.timed_steps, progress=sys.stderr.isatty())
+                            timed_steps=a.timed_steps, progress=sys.stderr.isatty(), ring=not a.no_ring)
     except (RankFailed, RankTimeout) as e:
         print(f"error: {e}", file=sys.stderr)
         return 3

@@ -23,8 +23,9 @@ from typing import Any
 
 import sympy as sp
 
+from verify import vocabulary
 from verify.asserts import Parsed, Relation
-from verify.vocabulary import FAMILIES, QUANTITIES, RERUNNABLE, SPEC_OF, SYMBOLS, Config
+from verify.vocabulary import FAMILIES, QUANTITIES, RERUNNABLE, SPEC_OF, SYMBOLS, Config, MeterUnavailable
 
 _RANK = {"confirmed": 0, "conditional": 1, "refuted": 2}
 
@@ -244,6 +245,9 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 q = QUANTITIES[atom.quantity]
                 fixed = {k: sp.sympify(x).subs(values) for k, x in atom.fixed}  # m=4*p at p = 4: 16
                 at_cfg = Config(cfg.label, {**cfg.values, **fixed}, cfg.where)
+                why = vocabulary.unavailable_here(q, evidence)
+                if why:
+                    raise MeterUnavailable(why)
                 got = q.measure(evidence, at_cfg, atom.args) if q.measure else None
                 if got is None:
                     raise LookupError(f"{atom.label()} not measured")
@@ -263,6 +267,7 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 row["quantities"][atom.label()] = entry
         except LookupError as e:
             row["skipped"] = str(e)
+            row["unavailable"] = isinstance(e, MeterUnavailable)
             rows.append(row)
             continue
         env = {**values, **{SYMBOLS[k]: x for k, x in run_symbols.items() if k in SYMBOLS}}
@@ -288,6 +293,8 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
 def method_of(parsed: Parsed, rows: list[dict[str, Any]]) -> str:
     judged = [r for r in rows if "relations" in r]
     methods = {QUANTITIES[a.quantity].method for a in parsed.atoms.values()}
+    if "construction" in methods:  # holds because the reference code was written so: never "measured"
+        return "construction"
     if judged:
         return "measured" if methods == {"measured"} else sorted(methods - {"calculated"} or methods)[0]
     return "calculated"
@@ -312,6 +319,10 @@ def judge_parsed(parsed: Parsed, evidence: Any, reading: str = "") -> Judgement:
     failing = [r for r in judged if not r["holds"]]
     if bad:
         out = Outcome("refuted", counterexample="measurement disagrees with the ledger: " + "; ".join(bad))
+    elif rows and not judged and any(r.get("unavailable") for r in rows):
+        # a meter this run lacks (ss, the ring step, the asked backend): never a verdict from the ledger alone
+        reasons = "; ".join(dict.fromkeys(str(r.get("skipped", "")) for r in rows if r.get("unavailable")))
+        out = Outcome("unverifiable", f"not measured on this run: {reasons}")
     elif sym is None:
         if not judged:
             out = Outcome("unverifiable", "nothing measured this quantity in this run")

@@ -178,12 +178,17 @@ def activation_bytes(*, batch: int, dims: list[int], bytes_per_element: int = 2)
 
 
 def zero3_transient_bound_bytes(*, max_layer_numel_pad: int, n: int, activation_bytes: float,
-                                bytes_per_element: int = 2, backend_temporaries: int = 2) -> float:
+                                bytes_per_element: int = 2, backend_temporaries: int = 2,
+                                temporaries_bytes: float | None = None) -> float:
     """Bytes above the persistent 16Ψ_pad/N that ZeRO-3 may hold during forward/backward.
 
     One layer at a time: its unsharded parameter (forward) or its unsharded gradient (backward, the
-    parameter is freed first), its 1/N gradient shard, plus ``backend_temporaries`` full-layer buffers of
-    the backend. Gloo: 2 (its reduce-scatter clones the whole input for an all-reduce, and its worker
-    thread may release the previous layer's clone only after the next one exists). Never the whole model.
+    parameter is freed first), its 1/N gradient shard, plus the collective's temporaries: measured
+    ``temporaries_bytes`` (the sweep profiles one reduce-scatter of the largest layer alone), or else
+    ``backend_temporaries`` full-layer buffers (Gloo: its reduce-scatter clones the whole input, and its
+    worker thread may release the previous layer's clone only after the next one exists). Never the
+    whole model; a second gathered layer exceeds it whenever the activations' allowance is under a layer.
     """
-    return activation_bytes + bytes_per_element * max_layer_numel_pad * (1 + backend_temporaries + 1 / n)
+    layer = bytes_per_element * max_layer_numel_pad
+    temporaries = backend_temporaries * layer if temporaries_bytes is None else temporaries_bytes
+    return activation_bytes + layer * (1 + 1 / n) + temporaries

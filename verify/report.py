@@ -23,6 +23,10 @@ TORCH_NOTES = {  # where PyTorch's implementation departs from the paper's formu
         "fp32 parameters are the master weights (4Ψ), fp32 gradients all-reduced in fp32 (payload 4Ψ bytes, "
         "twice the paper's fp16), Adam m+v 8Ψ plus a 4-byte step per tensor: 16Ψ total, split 4+4+8 "
         "instead of 2+2+12"),
+    "torch-ddp-default": (
+        "PyTorch's default gradient_as_bucket_view=False: every .grad is its own tensor and the reducer keeps "
+        "a bucket it copies them into before the all-reduce, so gradients take twice their bytes (measured as "
+        "retained_bytes − persistent_bytes); same communication as torch-ddp"),
     "torch-zero-redundancy": (
         "keeps DDP's all-reduce of full gradients, then broadcasts every parameter from the rank that owns "
         "it: more communication than DDP, not the same; whole parameters per rank, so optimizer shards "
@@ -92,12 +96,19 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
         "comm_calls": r0["comm_calls"],
         "wire_bytes_sent_per_rank": [r["wire_bytes_sent"] for r in records],
         "optim_bytes_per_rank": [r["optim_bytes"] for r in records],
+        "retained_bytes": top("retained_bytes") if all("retained_bytes" in r for r in records) else None,
+        "peak_transient_bytes_samples": [r.get("peak_transient_bytes_samples") for r in records],
     })
+    if all(r.get("ring") for r in records):  # the ring step ran (reference stages, unless --collectives native)
+        measured["ring_sent_bytes_per_rank"] = [r["ring"]["sent_bytes"] for r in records]
+        measured["ring_sends_per_rank"] = [r["ring"]["sends"] for r in records]
+        measured["ring_wire_bytes_per_rank"] = [r["ring"]["wire_bytes"] for r in records]
     run: dict[str, Any] = {
         "impl": impl, "stage": stage, "world_size": n, "psi": psi, "psi_padded": pad,
         "bytes_per_element": 2 if impl == "reference" else 4,
         "layers": len(specs), "dims": dims, "batch_per_rank": batch_per_rank,
         "step_time_s": top("step_time_s"),
+        "steps": r0.get("steps"),
         "predicted": predicted_for(stage, psi, pad if impl == "reference" else None, n),
         "measured": measured,
     }
@@ -106,6 +117,17 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
         act = ledger.activation_bytes(batch=batch_per_rank, dims=dims)
         run["predicted"]["zero3_transient_bound_bytes"] = ledger.zero3_transient_bound_bytes(
             max_layer_numel_pad=max_layer, n=n, activation_bytes=act)
+        if all(r.get("ring") for r in records):  # the ring pass: the bound from measured terms
+            rings = [r["ring"] for r in records]
+            terms = {"saved_activation_bytes": max(x["saved_activation_bytes"] for x in rings),
+                     "largest_layer_bytes": max(x["largest_layer_bytes"] for x in rings),
+                     "reduce_scatter_temporary_bytes": max(x["reduce_scatter_temporary_bytes"] for x in rings)}
+            run["predicted"]["zero3_ring_bound_terms"] = terms
+            run["predicted"]["zero3_ring_bound_bytes"] = ledger.zero3_transient_bound_bytes(
+                max_layer_numel_pad=terms["largest_layer_bytes"] // 2, n=n,
+                activation_bytes=2 * terms["saved_activation_bytes"],  # saved activations + their gradients
+                temporaries_bytes=terms["reduce_scatter_temporary_bytes"])
+            measured["ring_peak_transient_bytes"] = max(x["peak_transient_bytes"] for x in rings)
         run["predicted"]["unsharded_model_bytes"] = 2 * pad
         run["transient"] = TRANSIENTS[stage]
     else:

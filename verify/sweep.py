@@ -20,12 +20,14 @@ import torch.distributed as dist
 
 from verify.meters import wire
 from verify.meters.comm import CommMeter
-from verify.meters.memory import peak_meter_for, storage_bytes
+from verify.meters.memory import peak_meter_for, retained_meter_for, saved_activation_bytes, storage_bytes
 from verify.model import layer_specs
 from verify.stages import REFERENCE_STAGES, StageConfig
+from verify.stages.collectives import NativeCollectives, RingCollectives
 from verify.stages.torch_impls import TORCH_IMPLS, TorchImpl
 
 WARMUP_STEPS = 2
+RING_PEAK_PASSES = 2
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class SweepOptions:
     variants: tuple[str, ...] = (*REFERENCE_STAGES, *TORCH_IMPLS)
     device: str = "cpu"
     peak_samples: int = 8  # profiled forward/backward passes for ZeRO-3 (its peak varies with scheduling)
+    ring: bool = True  # one more step of the reference stages on send/recv ring collectives (ring bytes)
     keep_master: bool = False  # return rank 0's gathered fp32 master weights of the reference stages
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -50,9 +53,17 @@ def _build(variant: str, cfg: StageConfig) -> Any:
 def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     cfg = StageConfig(dims=opts.dims, dtype=opts.dtype, batch_per_rank=opts.batch_per_rank,
                       device=opts.device)
-    st = _build(variant, cfg)
-    for _ in range(WARMUP_STEPS):
-        st.train_step()
+    built: list[Any] = []
+
+    def build_and_warm_up() -> None:
+        built.append(_build(variant, cfg))
+        for _ in range(WARMUP_STEPS):
+            built[0].train_step()
+
+    # what building and warming up left allocated: the visible state tensors plus anything a library keeps
+    # out of sight (DDP's reducer buckets with gradient_as_bucket_view=False)
+    retained = retained_meter_for(torch.device(opts.device).type)(build_and_warm_up)
+    st = built[0]
     times = []
     for _ in range(opts.timed_steps):  # median of barrier-to-barrier steps: robust to a noisy 2-core box
         dist.barrier()
@@ -68,19 +79,21 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     dist.barrier()
     sent_after = wire.sent_bytes()
 
+    peak_meter = peak_meter_for(torch.device(opts.device).type)
+    ring = _ring_step(st, peak_meter) if opts.ring and variant in REFERENCE_STAGES else None
+
     seen: set[int] = set()
     state = st.state_tensors()
     mem = {f"{k}_bytes": storage_bytes(state[k], seen) for k in ("params", "grads", "optim")}
     persistent = sum(mem.values())
     # Peak over forward + backward (where ZeRO-3 gathers). Gloo's worker thread frees a collective's
     # temporaries whenever it next runs, so the peak varies with scheduling: sample it, keep min and max.
-    peak_meter = peak_meter_for(torch.device(opts.device).type)
     peaks = []
     for _ in range(opts.peak_samples if st.name == "zero3" else 1):
         peaks.append(peak_meter(st.forward_backward))
         st.optimizer_step()
         st.step_index += 1
-    steps_done = WARMUP_STEPS + opts.timed_steps + 1 + len(peaks)
+    steps_done = st.step_index
 
     out: dict[str, Any] = {
         "variant": variant,
@@ -92,6 +105,7 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
         "param_bytes": mem["params_bytes"], "grad_bytes": mem["grads_bytes"],
         "optim_bytes": mem["optim_bytes"],
         "persistent_bytes": persistent,
+        "retained_bytes": retained,  # allocated by build + warm-up and still held (visible or not)
         "peak_transient_bytes": max(peaks),  # observed (includes Gloo's late releases)
         "peak_transient_bytes_floor": min(peaks),  # best-scheduled sample: what the algorithm needs
         "peak_bytes": persistent + max(peaks),
@@ -100,6 +114,8 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
         "comm_payload_bytes": meter.by_kind(),
         "comm_calls": dict(meter.calls),
         "wire_bytes_sent": None if sent_before is None or sent_after is None else sent_after - sent_before,
+        "peak_transient_bytes_samples": peaks,
+        "ring": ring,
     }
     if isinstance(st, TorchImpl):
         out["optim_param_numel"] = st.param_numel_local()
@@ -109,6 +125,44 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
             out["master"] = master
     del st
     return out
+
+
+def _ring_step(st: Any, peak_meter: Any) -> dict[str, Any]:
+    """One step on ring collectives: the bytes this rank handed to ``isend``, its sockets' bytes, and the
+    forward/backward peak (deterministic: no backend thread holds a tensor), and the ring's own temporaries
+    (the peak of one reduce-scatter of the largest flat buffer, alone)."""
+    ring = RingCollectives()
+    st.coll = ring
+    dist.barrier()
+    before = wire.sent_bytes()
+    activations = 0
+    peaks = []
+    try:
+        peaks.append(peak_meter(st.forward_backward))
+        st.optimizer_step()
+        st.step_index += 1
+        dist.barrier()
+        after = wire.sent_bytes()
+        sent, sends = ring.sent_bytes, ring.sends  # one step's traffic
+        for _ in range(RING_PEAK_PASSES - 1):  # deterministic, but judged on the worst pass all the same
+            peaks.append(peak_meter(st.forward_backward))
+            st.optimizer_step()
+            st.step_index += 1
+        activations = saved_activation_bytes(st.forward_backward, exclude=st.params)
+        st.optimizer_step()
+        st.step_index += 1
+    finally:
+        st.coll = NativeCollectives()
+    largest = -(-max(st.padded) // st.world) * st.world  # rounded up to N, as the ZeRO stages pad
+    full = torch.zeros(largest, dtype=st.cfg.dtype, device=st.cfg.device)
+    shard = torch.empty(largest // st.world, dtype=st.cfg.dtype, device=st.cfg.device)
+    probe = RingCollectives()
+    temporaries = peak_meter(lambda: probe.reduce_scatter(shard, full))
+    return {"sent_bytes": sent, "sends": sends,
+            "wire_bytes": None if before is None or after is None else after - before,
+            "peak_transient_bytes": max(peaks), "peak_transient_bytes_samples": peaks,
+            "saved_activation_bytes": activations, "largest_layer_bytes": largest * full.element_size(),
+            "reduce_scatter_temporary_bytes": temporaries}
 
 
 def sweep_rank(opts: SweepOptions) -> list[dict[str, Any]]:

@@ -19,7 +19,8 @@ VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("�
 
 
 # how a verdict's numbers were obtained -> zh label
-METHOD_LABELS = {"measured": "实测", "simulated": "模拟", "calculated": "计算（非实测）", "none": "无数值"}
+METHOD_LABELS = {"measured": "实测", "simulated": "模拟", "calculated": "计算（非实测）",
+                 "construction": "由代码构造决定（非独立实测）", "none": "无数值"}
 
 
 def verdict_kind(v: Mapping[str, Any]) -> str:

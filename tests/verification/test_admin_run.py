@@ -44,4 +44,5 @@ def test_admin_starts_a_background_run(client: TestClient) -> None:
     verdicts = {v["claim_id"]: v for v in card["verdicts"]}
     # the zh text's 14Ψ is refuted by measurement, whatever else a small run cannot judge
     assert verdicts["zh-total-14psi"]["verdict"] == "refuted"
-    assert verdicts["zh-total-14psi"]["method"] == "measured"
+    # the reference stages' byte layout holds because the code allocates it so: construction, not measured
+    assert verdicts["zh-total-14psi"]["method"] == "construction"

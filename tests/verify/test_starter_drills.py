@@ -32,9 +32,12 @@ def test_known_answers(key: str, params: dict, expected: float) -> None:
     assert drills.answer(key, params) == pytest.approx(expected, rel=1e-12)
 
 
-def test_answers_come_from_the_checked_formula() -> None:
-    p = drills.new_params("bubble-fraction", seed=7)
-    assert drills.answer("bubble-fraction", p) == 100 * pipeline.bubble_fraction(**p)
+def test_answers_come_from_the_checked_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A drill's answer moves with the formula the claims check (a copy of the formula would not)."""
+    p = {"p": 4, "m": 8}
+    assert drills.answer("bubble-fraction", p) == pytest.approx(300 / 11)  # (p−1)/(m+p−1), by hand
+    monkeypatch.setattr(pipeline, "bubble_fraction", lambda *, p, m: (p - 1) / m)
+    assert drills.answer("bubble-fraction", p) == pytest.approx(37.5)
 
 
 @pytest.mark.parametrize("key", sorted(drills.DRILLS))

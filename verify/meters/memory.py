@@ -52,8 +52,8 @@ def _stderr_silenced() -> Iterator[None]:
         os.close(devnull)
 
 
-def cpu_peak_bytes(fn: Callable[[], object]) -> int:
-    """Largest increase of allocated CPU bytes above the start while ``fn`` runs (profiler events).
+def _cpu_memory_events(fn: Callable[[], object]) -> list[tuple[int, int]]:
+    """(time, signed bytes) of every allocation and free while ``fn`` runs, in time order (profiler events).
 
     Every allocation and free is a "[memory]" event with a timestamp and a signed size in the
     profiler's flat event list (the event tree drops frees that happen outside an operator).
@@ -69,14 +69,24 @@ def cpu_peak_bytes(fn: Callable[[], object]) -> int:
         with _stderr_silenced():
             prof.stop()
     assert prof.profiler is not None and prof.profiler.kineto_results is not None
-    events = sorted((e.start_ns(), int(e.nbytes()))  # type: ignore[attr-defined]  # missing from the stub
-                    for e in prof.profiler.kineto_results.events()
-                    if e.name() == "[memory]")
+    return sorted((e.start_ns(), int(e.nbytes()))  # type: ignore[attr-defined]  # missing from the stub
+                  for e in prof.profiler.kineto_results.events()
+                  if e.name() == "[memory]")
+
+
+def cpu_peak_bytes(fn: Callable[[], object]) -> int:
+    """Largest increase of allocated CPU bytes above the start while ``fn`` runs (profiler events)."""
     running = peak = 0
-    for _, size in events:
+    for _, size in _cpu_memory_events(fn):
         running += size
         peak = max(peak, running)
     return peak
+
+
+def cpu_retained_bytes(fn: Callable[[], object]) -> int:
+    """CPU bytes allocated while ``fn`` runs and still allocated when it returns (allocations − frees):
+    with the storages we can see subtracted, what a library keeps hidden (DDP's reducer buckets)."""
+    return sum(size for _, size in _cpu_memory_events(fn))
 
 
 def cuda_peak_bytes(fn: Callable[[], object]) -> int:
@@ -89,6 +99,18 @@ def cuda_peak_bytes(fn: Callable[[], object]) -> int:
     return torch.cuda.max_memory_allocated() - start
 
 
+def cuda_retained_bytes(fn: Callable[[], object]) -> int:
+    torch.cuda.synchronize()
+    start = torch.cuda.memory_allocated()
+    fn()
+    torch.cuda.synchronize()
+    return torch.cuda.memory_allocated() - start
+
+
+def retained_meter_for(device: str) -> Callable[[Callable[[], object]], int]:
+    return cuda_retained_bytes if device.startswith("cuda") else cpu_retained_bytes
+
+
 def peak_meter_for(device: str) -> Callable[[Callable[[], object]], int]:
     """The peak meter for a device type: "cuda" → max_memory_allocated, "cpu" → profiler events."""
     if device.startswith("cuda"):
@@ -96,3 +118,24 @@ def peak_meter_for(device: str) -> Callable[[Callable[[], object]], int]:
     if device == "cpu":
         return cpu_peak_bytes
     raise ValueError(f"no peak-memory meter for device {device!r}")
+
+
+def saved_activation_bytes(fn: Callable[[], object], exclude: Iterable[torch.Tensor] = ()) -> int:
+    """Bytes of the distinct storages autograd saves for backward while ``fn`` runs (its forward), less
+    those of ``exclude`` (the parameters or shards a layer saves): the activations, observed by
+    ``torch.autograd.graph.saved_tensors_hooks``, not computed from the layer widths."""
+    skip = {_local(t).untyped_storage().data_ptr() for t in exclude}
+    seen: set[int] = set()
+    total = 0
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        nonlocal total
+        st = t.untyped_storage()
+        if st.data_ptr() not in skip and st.data_ptr() not in seen:
+            seen.add(st.data_ptr())
+            total += st.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn()
+    return total

@@ -16,6 +16,7 @@ import torch.distributed as dist
 from verify.adam import AdamConfig
 from verify.meters.comm import phase
 from verify.model import LinearFn, init_layers, layer_specs, local_batch, mse
+from verify.stages.collectives import Collectives, collectives_for
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class StageConfig:
     seed: int = 0
     adam: AdamConfig = field(default_factory=AdamConfig)
     device: str = "cpu"
+    collectives: str = "native"  # "native": the backend's; "ring": send/recv ring (verify.stages.collectives)
 
 
 class RefStage:
@@ -40,6 +42,7 @@ class RefStage:
         self.world = dist.get_world_size()
         self.specs = layer_specs(cfg.dims)
         self.step_index = 0
+        self.coll: Collectives = collectives_for(cfg.collectives)
         self.params: list[torch.Tensor] = []  # one flat buffer per layer: unsharded, or sharded (ZeRO-3)
         n = self.world if self.pad_to_world else 1
         self.padded = [math.ceil(s.numel / n) * n for s in self.specs]  # elements per flat buffer

@@ -16,7 +16,6 @@ layer's gradient (the first layer's) has arrived.
 from __future__ import annotations
 
 import torch
-import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
@@ -41,7 +40,7 @@ class DDPStage(RefStage):
     def _on_grad_ready(self, p: torch.Tensor) -> None:
         self._waiting -= 1
         if self._waiting == 0:  # every layer's gradient is in the bucket
-            dist.all_reduce(self.bucket)  # sum over ranks; Adam sees grad / N
+            self.coll.all_reduce(self.bucket)  # sum over ranks; Adam sees grad / N
             self._waiting = len(self.params)
 
     def optimizer_step(self) -> None:

@@ -3,6 +3,8 @@
     python -m verify --world-sizes 2,4       # runs these next to the reference stages
 
 - ``torch-ddp``: ``DistributedDataParallel(gradient_as_bucket_view=True)`` (stage ddp)
+- ``torch-ddp-default``: ``DistributedDataParallel()`` with PyTorch's default ``gradient_as_bucket_view=False``:
+  each ``.grad`` is its own tensor and the reducer keeps a separate bucket it copies gradients into
 - ``torch-zero-redundancy``: DDP + ``ZeroRedundancyOptimizer(Adam)`` (stage zero1)
 - ``torch-fsdp2-no-reshard``: ``fully_shard(reshard_after_forward=False)`` per layer (stage zero2)
 - ``torch-fsdp2-reshard``: ``fully_shard(reshard_after_forward=True)`` per layer (stage zero3)
@@ -34,6 +36,7 @@ from verify.stages.base import StageConfig
 
 TORCH_IMPLS = {  # impl name -> stage it implements
     "torch-ddp": "ddp",
+    "torch-ddp-default": "ddp",
     "torch-zero-redundancy": "zero1",
     "torch-fsdp2-no-reshard": "zero2",
     "torch-fsdp2-reshard": "zero3",
@@ -52,12 +55,15 @@ class TorchImpl:
         self.step_index = 0
         model = MLP(cfg.dims, cfg.seed).to(cfg.device)
         lr = cfg.adam.lr
-        self.autocast = impl in ("torch-ddp", "torch-zero-redundancy")
+        self.autocast = impl in ("torch-ddp", "torch-ddp-default", "torch-zero-redundancy")
         self.module: torch.nn.Module
         self.optim: torch.optim.Optimizer
         if self.autocast:
-            self.module = DistributedDataParallel(model, gradient_as_bucket_view=True)
-            if impl == "torch-ddp":
+            if impl == "torch-ddp-default":
+                self.module = DistributedDataParallel(model)  # PyTorch's default: a bucket copy of the grads
+            else:
+                self.module = DistributedDataParallel(model, gradient_as_bucket_view=True)
+            if impl in ("torch-ddp", "torch-ddp-default"):
                 self.optim = torch.optim.Adam(self.module.parameters(), lr=lr)
             else:
                 self.optim = ZeroRedundancyOptimizer(self.module.parameters(),

@@ -12,7 +12,6 @@ same as DDP's all-reduce.
 from __future__ import annotations
 
 import torch
-import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
@@ -35,9 +34,9 @@ class Zero1Stage(RefStage):
                 grad = p.grad  # unsharded, padded
                 assert grad is not None
                 grad_shard = torch.empty(self.shard_len[i], dtype=grad.dtype, device=grad.device)
-                dist.reduce_scatter_single(grad_shard, grad)  # sum over ranks of this rank's slice
+                self.coll.reduce_scatter(grad_shard, grad)  # sum over ranks of this rank's slice
                 opt.step(grad_shard.float().div_(self.world))
-                dist.all_gather_single(p.detach(), opt.master.to(self.cfg.dtype))
+                self.coll.all_gather(p.detach(), opt.master.to(self.cfg.dtype))
                 grad.zero_()
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:

@@ -11,7 +11,6 @@ all-gathers the updated parameters. Communication: reduce-scatter Ψ_pad + all-g
 from __future__ import annotations
 
 import torch
-import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
@@ -32,14 +31,14 @@ class Zero2Stage(RefStage):
 
     def _reduce_scatter(self, p: torch.Tensor, layer: int) -> None:
         assert p.grad is not None
-        dist.reduce_scatter_single(self.grad_shards[layer], p.grad)
+        self.coll.reduce_scatter(self.grad_shards[layer], p.grad)
         p.grad = None  # free the unsharded gradient right away
 
     def optimizer_step(self) -> None:
         with phase("step"), torch.no_grad():
             for p, opt, g in zip(self.params, self.opts, self.grad_shards, strict=True):
                 opt.step(g.float().div_(self.world))
-                dist.all_gather_single(p.detach(), opt.master.to(self.cfg.dtype))
+                self.coll.all_gather(p.detach(), opt.master.to(self.cfg.dtype))
                 g.zero_()
 
     def state_tensors(self) -> dict[str, list[torch.Tensor]]:

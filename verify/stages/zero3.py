@@ -14,18 +14,19 @@ activations, never the whole model.
 from __future__ import annotations
 
 import torch
-import torch.distributed as dist
 
 from verify.adam import FlatAdam
 from verify.meters.comm import phase
 from verify.model import LayerSpec, linear_backward, linear_forward
 from verify.stages.base import RefStage, StageConfig, wait_until_released
+from verify.stages.collectives import Collectives
 
 
-def all_gather_layer(shard: torch.Tensor, world: int) -> torch.Tensor:
+def all_gather_layer(shard: torch.Tensor, world: int, coll: Collectives) -> torch.Tensor:
     full = torch.empty(shard.numel() * world, dtype=shard.dtype, device=shard.device)  # unsharded, padded
-    dist.all_gather_single(full, shard.detach())
-    wait_until_released(full)
+    coll.all_gather(full, shard.detach())
+    if coll.mode == "native":
+        wait_until_released(full)
     return full
 
 
@@ -34,27 +35,28 @@ class GatheredLinear(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, shard: torch.Tensor, x: torch.Tensor, spec: LayerSpec,
-                world: int) -> torch.Tensor:
+                world: int, coll: Collectives) -> torch.Tensor:
         with phase("forward"):
-            full = all_gather_layer(shard, world)
+            full = all_gather_layer(shard, world, coll)
         y = linear_forward(full, x, spec)
         del full  # freed right after the layer's forward
         ctx.save_for_backward(shard, x, y)
-        ctx.spec, ctx.world = spec, world
+        ctx.spec, ctx.world, ctx.coll = spec, world, coll
         return y
 
     @staticmethod
     def backward(ctx, gy: torch.Tensor):
         shard, x, y = ctx.saved_tensors
         with phase("backward"):
-            full = all_gather_layer(shard, ctx.world)
+            full = all_gather_layer(shard, ctx.world, ctx.coll)
             gfull, gx = linear_backward(full, x, y, gy, ctx.spec, ctx.needs_input_grad[1])
             del full
             grad_shard = torch.empty_like(shard)
-            dist.reduce_scatter_single(grad_shard, gfull)  # sum over ranks of this rank's slice
-            wait_until_released(grad_shard)  # the work holds its output and its clone of gfull
+            ctx.coll.reduce_scatter(grad_shard, gfull)  # sum over ranks of this rank's slice
+            if ctx.coll.mode == "native":
+                wait_until_released(grad_shard)  # the work holds its output and its clone of gfull
             del gfull
-        return grad_shard, gx, None, None
+        return grad_shard, gx, None, None, None
 
 
 class Zero3Stage(RefStage):
@@ -71,7 +73,7 @@ class Zero3Stage(RefStage):
         x, y = self.batch()
         h = x
         for p, s in zip(self.params, self.specs, strict=True):
-            h = GatheredLinear.apply(p, h, s, self.world)
+            h = GatheredLinear.apply(p, h, s, self.world, self.coll)
         loss = self.loss(h, y)
         loss.backward()  # gradient shards accumulate into p.grad
 

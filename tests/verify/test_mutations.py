@@ -1,0 +1,258 @@
+"""Mutation tests: a verification is honest only if a wrong formula, ledger or measurement changes a verdict.
+
+Each mutation is applied alone (``monkeypatch`` undoes it) and must flip at least one verdict of the deck's
+claims. Ledger and formula mutations are judged on the stored sweep (``data/sweep_runs.json``: reference
+stages with their ring step, PyTorch's implementations, N = 2 and 4) so they run in seconds; mutations of the
+measuring code run a small real Gloo sweep (``TestMeasuringCode``). Every quantity a claim names and
+something measures is also mutated at its meter (its reading × 5/4): a quantity no mutation can flip fails.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sympy as sp
+
+from verify import ledger
+from verify.asserts import parse
+from verify.checks import Evidence, judge
+from verify.claims import Claim, read_cards
+from verify.formulas import collectives as coll
+from verify.formulas import pipeline as pipe
+from verify.judge import judge_parsed, reset_caches
+from verify.vocabulary import QUANTITIES, SYMBOLS
+
+DATA = Path(__file__).parent / "data" / "sweep_runs.json"
+CARDS = Path(__file__).resolve().parents[2] / "cards"
+MP = pytest.MonkeyPatch
+
+
+@pytest.fixture(scope="module")
+def runs() -> list[dict[str, Any]]:
+    return list(json.loads(DATA.read_text())["runs"])
+
+
+@pytest.fixture(scope="module")
+def claims() -> list[Claim]:
+    return [c for c in read_cards(CARDS) if c.asserts]
+
+
+def _uses(c: Claim, names: set[str]) -> bool:
+    return any(f"{n}(" in c.asserts for n in names)
+
+
+def verdicts(claims: list[Claim], runs: list[dict[str, Any]], names: set[str] | None = None,
+             ledger_changed: bool = True) -> dict[str, str]:
+    """Verdicts of the claims naming one of ``names``; the ledger's cached formulas are dropped before and
+    after when a mutation changed them (a meter's mutation leaves them valid)."""
+    chosen = [c for c in claims if names is None or _uses(c, names)]
+    if ledger_changed:
+        reset_caches()
+    try:
+        return {f"{r['card']}:{r['claim_id']}": r["verdict"] for r in judge(chosen, Evidence(runs))}
+    finally:
+        if ledger_changed:
+            reset_caches()
+
+
+def flipped(before: dict[str, str], after: dict[str, str]) -> dict[str, tuple[str, str]]:
+    return {k: (before[k], after[k]) for k in before if after.get(k) != before[k]}
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    reset_caches()
+    yield
+    reset_caches()
+
+
+# ------------------------------------------------------------------ ledger and formula mutations
+
+def _with_k14(mp: MP) -> None:  # ledger K 12 → 14 (bytes of optimizer state per parameter)
+    for fn in (ledger.optim_bytes, ledger.model_state_bytes):
+        mp.setattr(fn, "__kwdefaults__", {**(fn.__kwdefaults__ or {}), "k": 14})
+
+
+def _ring_factor_1(mp: MP) -> None:  # an all-reduce costs one pass instead of two
+    mp.setitem(ledger.RING_FACTOR, "all_reduce", 1.0)
+
+
+def _zero3_without_backward_gather(mp: MP) -> None:
+    orig = ledger.comm_payload_elements
+
+    def payload(*, stage: str, psi: Any, n: Any, psi_pad: Any = None) -> dict[str, Any]:
+        out = orig(stage=stage, psi=psi, n=n, psi_pad=psi_pad)  # type: ignore[arg-type]
+        return {k: v for k, v in out.items() if not (stage == "zero3" and k == "all_gather/backward")}
+    mp.setattr(ledger, "comm_payload_elements", payload)
+
+
+def _zero2_without_gradient_shard(mp: MP) -> None:
+    orig = ledger.grad_bytes
+
+    def grad(*, stage: str, **kw: Any) -> Any:
+        return orig(stage="zero1" if stage == "zero2" else stage, **kw)  # type: ignore[arg-type]
+    mp.setattr(ledger, "grad_bytes", grad)
+
+
+def _bubble(mp: MP) -> None:  # (p−1)/(m+p−1) → (p−1)/m
+    mp.setattr(pipe, "bubble_fraction", lambda *, p, m: (p - 1) / m)
+
+
+def _sqrt_l(mp: MP) -> None:  # the checkpointing peak (k−1) + L/k → k + L/k: 2√L instead of 2√L − 1 at k = √L
+    L, k = SYMBOLS["L"], SYMBOLS["k"]
+    q = QUANTITIES["checkpoint_peak_units"]
+    mp.setitem(QUANTITIES, q.name, dataclasses.replace(q, formula=lambda: k + L / k))
+
+
+def _ring_send_without_n_minus_1(mp: MP) -> None:  # 2(N−1)/N·M → 2M
+    orig = coll.ring_send
+    mp.setattr(coll, "ring_send", lambda *, op, n, m: orig(op=op, n=n, m=m) * n / (n - 1))
+
+
+LEDGER_MUTATIONS: dict[str, tuple[Callable[[MP], None], set[str]]] = {
+    "ledger K 12 -> 14": (_with_k14, {"optim_bytes", "model_state_bytes"}),
+    "ring factor 2 -> 1": (_ring_factor_1, {"comm_volume"}),
+    "ZeRO-3 without backward all-gather": (_zero3_without_backward_gather, {"comm_volume", "comm_payload"}),
+    "ZeRO-2 without gradient shard": (_zero2_without_gradient_shard, {"grad_bytes", "model_state_bytes"}),
+    "bubble (p-1)/(m+p-1) -> (p-1)/m": (_bubble, {"bubble_fraction"}),
+    "sqrt(L): peak (k-1)+L/k -> k+L/k": (_sqrt_l, {"checkpoint_peak_units"}),
+    "ring 2(N-1)/N -> 2": (_ring_send_without_n_minus_1, {"ring_send"}),
+}
+
+
+@pytest.mark.parametrize("name", list(LEDGER_MUTATIONS))
+def test_ledger_mutation_flips_a_verdict(name: str, claims: list[Claim], runs: list[dict[str, Any]],
+                                         fresh: None) -> None:
+    mutate, names = LEDGER_MUTATIONS[name]
+    before = verdicts(claims, runs, names)
+    with pytest.MonkeyPatch.context() as mp:
+        mutate(mp)
+        after = verdicts(claims, runs, names)
+    assert flipped(before, after), f"{name}: no verdict among {sorted(before)} changed"
+
+
+def test_zero_redundancy_treated_as_ddp_flips_its_verdicts(runs: list[dict[str, Any]]) -> None:
+    """ZeroRedundancyOptimizer broadcasts every parameter after DDP's all-reduce and shards whole parameters
+    unevenly; a measuring path that ran plain DDP in its place must lose those verdicts."""
+    statements = ["impl_comm_payload(zero_redundancy, broadcast) > 0",
+                  "impl_comm_payload(zero_redundancy, broadcast) == impl_comm_payload(zero_redundancy, all_reduce)",
+                  "impl_model_state_bytes(zero_redundancy) < impl_model_state_bytes(torch_ddp)"]
+    mutant = copy.deepcopy(runs)
+    ddp = {r["world_size"]: r for r in runs if r["impl"] == "torch-ddp"}
+    for r in mutant:
+        if r["impl"] == "torch-zero-redundancy":
+            r["measured"] = copy.deepcopy(ddp[r["world_size"]]["measured"])
+    for s in statements:
+        assert judge_parsed(parse(s), Evidence(runs)).verdict == "confirmed", s
+        assert judge_parsed(parse(s), Evidence(mutant)).verdict == "refuted", s
+
+
+def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
+    """DDP's default gradient_as_bucket_view=False keeps a bucket copy of the gradients (fp32: 4Ψ bytes) that
+    the view mode does not; FSDP2 without resharding holds more at its peak than with it."""
+    ev = Evidence(runs)
+    # at least the bucket copy (measured: 1× the gradients at N = 4, 2× at N = 2 in the stored sweep)
+    extra = "impl_hidden_bytes(ddp_default) - impl_hidden_bytes(torch_ddp)"
+    hidden = judge_parsed(parse(f"{extra} >= 99/100*impl_grad_bytes(ddp_default)"), ev)
+    assert hidden.verdict == "confirmed", hidden.evaluated
+    peak = judge_parsed(parse("impl_peak_bytes(fsdp2_no_reshard) > impl_peak_bytes(fsdp2_reshard)"), ev)
+    assert peak.verdict == "confirmed", peak.evaluated
+
+
+# ------------------------------------------------------------------ every measured quantity, at its meter
+
+def _measured_names(claims: list[Claim]) -> list[str]:
+    used = {n for c in claims for n in QUANTITIES if f"{n}(" in c.asserts}
+    return sorted(n for n in used if QUANTITIES[n].measure is not None)
+
+
+def _scaled(measure: Any) -> Any:
+    """The meter's reading × (5/4 + a share that grows with the configuration's values) + 1: a zero reading
+    moves too, and a quantity compared with itself at other values (``q() == q(b=8)``) no longer agrees."""
+    def mutated(ev: Any, cfg: Any, args: tuple[str, ...]) -> Any:
+        got = measure(ev, cfg, args)
+        if got is None:
+            return None
+        value, syms = got
+        at = sum(sp.Rational(x) for x in cfg.values.values() if sp.sympify(x).is_number)
+        return sp.nsimplify(value) * (sp.Rational(5, 4) + at / 1000) + 1, syms
+    return mutated
+
+
+def test_every_measured_quantity_has_a_flipping_mutation(claims: list[Claim], runs: list[dict[str, Any]],
+                                                         fresh: None) -> None:
+    names = _measured_names(claims)
+    assert {"comm_volume", "peak_over_bound", "model_state_bytes", "ring_send"} <= set(names)
+    baseline = verdicts(claims, runs, set(names), ledger_changed=False)
+    unflipped = []
+    for name in names:
+        before = {k: v for k, v in baseline.items() if any(_uses(c, {name}) and k == f"{c.card}:{c.claim_id}"
+                                                           for c in claims)}
+        with pytest.MonkeyPatch.context() as mp:
+            q = QUANTITIES[name]
+            mp.setitem(QUANTITIES, name, dataclasses.replace(q, measure=_scaled(q.measure)))
+            after = verdicts(claims, runs, {name}, ledger_changed=False)
+        if not flipped(before, after):
+            unflipped.append(f"{name}: {before}")
+    assert not unflipped, "measured quantities whose meter no verdict depends on:\n" + "\n".join(unflipped)
+
+
+# ------------------------------------------------------------------ mutations of the measuring code (real ranks)
+
+def _sweep(n: int, variants: tuple[str, ...]) -> list[dict[str, Any]]:
+    from verify.launch import launch
+    from verify.model import layer_dims
+    from verify.report import build_runs
+    from verify.sweep import SweepOptions, sweep_rank
+
+    dims = layer_dims(40_000)
+    opts = SweepOptions(dims=dims, variants=variants, timed_steps=0, peak_samples=1)
+    runs = build_runs({n: launch(sweep_rank, n, args=(opts,), timeout_s=60)}, dims, opts.batch_per_rank)
+    for r in runs:
+        r["backend"] = "gloo"
+    return runs
+
+
+def _claim_verdict(statement: str, runs: list[dict[str, Any]]) -> str:
+    return judge_parsed(parse(statement), Evidence(runs)).verdict
+
+
+@pytest.mark.slow
+class TestMeasuringCode:
+    """Each mutation patches the measuring code in the parent; Gloo ranks are forked, so they run it."""
+
+    def test_zero3_keeping_two_gathered_layers_is_refuted(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from verify.stages import zero3
+
+        statement = "peak_over_bound(zero3) <= 1"
+        assert _claim_verdict(statement, _sweep(2, ("zero3",))) == "confirmed"
+        kept: list[Any] = []
+        orig = zero3.all_gather_layer
+
+        def keep_previous(shard: Any, world: int, c: Any) -> Any:
+            full = orig(shard, world, c)
+            kept[:] = [*kept[-1:], full]  # the previous layer's unsharded parameter stays alive
+            return full
+        monkeypatch.setattr(zero3, "all_gather_layer", keep_previous)
+        runs = _sweep(2, ("zero3",))
+        assert _claim_verdict(statement, runs) == "refuted", runs[0]["measured"]["ring_peak_transient_bytes"]
+
+    def test_ring_sending_whole_buffers_is_refuted(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A 'ring' that sends the whole buffer to its neighbour every step: the volume claims must fail."""
+        from verify.stages.collectives import RingCollectives
+
+        statement = "comm_volume(ddp) == 2*(N-1)/N*Psi"
+        assert _claim_verdict(statement, _sweep(2, ("ddp",))) == "confirmed"
+        orig = RingCollectives._exchange
+
+        def whole(self: RingCollectives, send: Any, recv: Any) -> None:
+            orig(self, send, recv)
+            self.sent_bytes += send.numel() * send.element_size()  # as if sent twice
+        monkeypatch.setattr(RingCollectives, "_exchange", whole)
+        assert _claim_verdict(statement, _sweep(2, ("ddp",))) == "refuted"
