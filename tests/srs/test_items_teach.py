@@ -15,12 +15,12 @@ from app.cards.pitfalls import mark_consequences, split_pitfall
 from app.cards.schema import LangText
 from app.core.config import settings
 from app.deck.sync import sync_cards
-from app.deck.verdicts import load_bundled
+from app.deck.verdicts import load_bundled, store_verdicts
 from app.models.card import Card
 from app.models.review import ReviewItem
 from app.srs.items import BACK_LIMIT, faces, pitfall_pairs, visible_length
 from app.srs.misconceptions import misconception_faces
-from app.verification.store import one_card_verdicts, store_report
+from app.verification.store import one_card_verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,7 +89,7 @@ def test_misconception_drill_numbers_follow_the_latest_run(bundled: Engine) -> N
         if c["claim_id"] == "zero1-memory-4x":
             c["measured"] = "N=2: 1.6 (claimed == 4); N=8: 2.909 (claimed == 4)"
     with Session(bundled) as s:
-        store_report(s, newer, host="elsewhere")
+        store_verdicts(s, newer, host="elsewhere")
         after = misconception_faces(one_card_verdicts(s, "zero-sharding"), "zero1-memory-4x")
     assert "N = 8: 2.91×" in after[1].en and "N = 4" not in after[1].en
     # a claim the new run confirms is no longer a misconception drill (retired, history kept)
@@ -97,7 +97,7 @@ def test_misconception_drill_numbers_follow_the_latest_run(bundled: Engine) -> N
         if c["claim_id"] == "zero1-memory-4x":
             c["verdict"], c["condition"] = "confirmed", ""
     with Session(bundled) as s:
-        store_report(s, newer, host="elsewhere")
+        store_verdicts(s, newer, host="elsewhere")
         row = s.exec(select(ReviewItem).where(ReviewItem.kind == "misconception",
                                               ReviewItem.key == "zero1-memory-4x")).one()
         assert row.retired
