@@ -30,9 +30,13 @@ from sqlmodel import Session
 
 from app.auth.users import create_user
 from app.core.db import init_db
+from tests.utils.db import backend_name
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = int(os.environ.get("PROOFDECK_FUZZ_EXAMPLES", "20"))  # per operation, per mode, per role
+# Per operation, per mode, per role. Fewer on PostgreSQL: the handlers, validation and serialisation are the
+# same code on both backends, and what PostgreSQL alone refuses (NUL in text, integers past int4/int8)
+# is pinned by tests/api/test_odd_input.py on both; its 5 examples still reach every operation as each role.
+EXAMPLES = int(os.environ.get("PROOFDECK_FUZZ_EXAMPLES", "5" if backend_name() == "postgresql" else "20"))
 ROLES = ("anonymous", "learner", "admin")
 # Not fuzzed, and why:
 EXCLUDED = {
