@@ -42,7 +42,7 @@ def _serve(url: str, cards: Path, log: Path) -> None:
                                  "--workers", str(WORKERS)], cwd=ROOT, env=_env(url, cards), stdout=sink,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # a bound, not a wait: started workers return at once
         while log.read_text(errors="replace").count("Application startup complete") < WORKERS:
             text = log.read_text(errors="replace")
             assert proc.poll() is None and "Traceback" not in text, f"the server lost a worker:\n{text}"
