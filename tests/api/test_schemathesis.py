@@ -95,7 +95,8 @@ def _run_operation(operation: Any, mode: GenerationMode, headers: dict[str, str]
     def run(case: Any) -> None:
         count[operation.label] += 1
         try:
-            case.call_and_validate(headers=headers, checks=checks, allow_redirects=False)
+            # a bound per request, not a wait: schemathesis' 10 s default failed POST /api/admin/sync at load ~20
+            case.call_and_validate(headers=headers, checks=checks, allow_redirects=False, timeout=120)
         except Exception as exc:  # every failure is collected: one report for the whole run
             failures.append(f"{operation.label} ({mode.value}): {exc}")
 
