@@ -15,9 +15,8 @@ from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.utils.db import fresh_database_url
 from tests.utils.server import uvicorn_server
 
-# tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only);
-# tests/utils/parallel.py: which tests share a worker when `make test` runs them in parallel (pytest-xdist)
-pytest_plugins = ["tests.utils.split", "tests.utils.parallel", "pytester"]
+# tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only)
+pytest_plugins = ["tests.utils.split", "pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 # a copy of the bank export ../shared/seed/000_df0768db638cc9c5.txt, so the suite needs nothing outside the repo
