@@ -56,7 +56,11 @@ def register(cli: typer.Typer) -> None:
         trusted = config.TRUSTED_PROXIES.strip()
         options: dict[str, Any] = {"host": host, "port": port, "log_level": "info", "http": PROTOCOL,
                                        "timeout_keep_alive": timeout_keep_alive, "proxy_headers": bool(trusted),
-                                       "forwarded_allow_ips": trusted or ""}
+                                       "forwarded_allow_ips": trusted or "",
+                                       # uvicorn kills a new worker that has not answered its supervisor within
+                                       # 5 s; on a busy machine importing the app takes longer and the workers
+                                       # were killed and respawned for ever
+                                       "timeout_worker_healthcheck": 60}
         if workers > 1:  # each worker prints a first-start link itself (app.main.first_start)
             uvicorn.run("app.main:app", workers=workers, **options)
             return

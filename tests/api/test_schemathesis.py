@@ -30,9 +30,13 @@ from sqlmodel import Session
 
 from app.auth.users import create_user
 from app.models.migrate import init_db
+from tests.utils.db import backend_name
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = int(os.environ.get("PROOFDECK_FUZZ_EXAMPLES", "20"))  # per operation, per mode, per role
+# Per operation, per mode, per role. Fewer on PostgreSQL: the handlers, validation and serialisation are the
+# same code on both backends, and what PostgreSQL alone refuses (NUL in text, integers past int4/int8)
+# is pinned by tests/api/test_odd_input.py on both; its 5 examples still reach every operation as each role.
+EXAMPLES = int(os.environ.get("PROOFDECK_FUZZ_EXAMPLES", "5" if backend_name() == "postgresql" else "20"))
 ROLES = ("anonymous", "learner", "admin")
 # Not fuzzed, and why:
 EXCLUDED = {
@@ -91,7 +95,8 @@ def _run_operation(operation: Any, mode: GenerationMode, headers: dict[str, str]
     def run(case: Any) -> None:
         count[operation.label] += 1
         try:
-            case.call_and_validate(headers=headers, checks=checks, allow_redirects=False)
+            # a bound per request, not a wait: schemathesis' 10 s default failed POST /api/admin/sync at load ~20
+            case.call_and_validate(headers=headers, checks=checks, allow_redirects=False, timeout=120)
         except Exception as exc:  # every failure is collected: one report for the whole run
             failures.append(f"{operation.label} ({mode.value}): {exc}")
 

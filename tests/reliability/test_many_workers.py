@@ -42,7 +42,7 @@ def _serve(url: str, cards: Path, log: Path) -> None:
                                  "--workers", str(WORKERS)], cwd=ROOT, env=_env(url, cards), stdout=sink,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600  # a bound, not a wait: started workers return at once
         while log.read_text(errors="replace").count("Application startup complete") < WORKERS:
             text = log.read_text(errors="replace")
             assert proc.poll() is None and "Traceback" not in text, f"the server lost a worker:\n{text}"
@@ -89,7 +89,13 @@ def test_concurrent_syncs_take_turns(database_url: str, cards_dir: Path, tmp_pat
     runs = [subprocess.Popen([sys.executable, "-m", "app.cli.main", "sync"], cwd=ROOT,
                              env=_env(database_url, cards_dir), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True) for _ in range(3)]
-    outputs = [(p.wait(timeout=180), *p.communicate()) for p in runs]
+    try:  # a bound, not a wait; every sync is killed if one overruns it (a leftover broke the next test)
+        outputs = [(p.wait(timeout=600), *p.communicate()) for p in runs]
+    finally:
+        for p in runs:
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
     for rc, out, err in outputs:
         assert rc == 0 and "Traceback" not in out + err, out + err
     summaries = [re.search(r"synced .*: (\d+) added, (\d+) updated, (\d+) unchanged", " ".join(out.split()))
