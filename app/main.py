@@ -17,7 +17,7 @@ from app.api.guards import RejectNul
 from app.auth import cache as auth_cache
 from app.auth.ratelimit import LoginLimiter
 from app.core.checkpointer import start_checkpointer
-from app.core.config import settings
+from app.core.config import PROJECT_ROOT, settings
 from app.core.db import get_engine
 from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
@@ -42,7 +42,7 @@ def startup_sync(engine: Engine, cards_dir: Path) -> None:
         return
     log.info("cards synced: %d added, %d updated, %d unchanged, %d retired", len(report.added),
              len(report.updated), len(report.unchanged), len(report.retired))
-    if cards_dir.resolve() == settings.CARDS_DIR.resolve():  # the shipped report judges the shipped deck
+    if cards_dir.resolve() == (PROJECT_ROOT / "cards").resolve():  # the shipped report judges the shipped deck
         from app.deck.verdicts import load_bundled
 
         log.info("%s", load_bundled(engine, settings.BUNDLED_REPORT))

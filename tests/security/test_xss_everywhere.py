@@ -35,6 +35,7 @@ PAGE_ELEMENTS = frozenset({  # what base.html, _quiz_base.html and the page temp
     element("meta", name="color-scheme", content="light dark"), element("link", rel="icon", href="data:,"),
     element("link", rel="stylesheet", href="/static/proofdeck.css"),
     element("link", rel="stylesheet", href="/static/quiz.css"),
+    element("link", rel="stylesheet", href="/static/marks.css"),
     element("form", class_="search", method="get", action="/", role="search"),
     element("form", method="post", action="/logout", class_="logout"),
     element("form", method="post", action="/logout/everywhere", class_="logout"),
@@ -304,7 +305,7 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
     from anki.collection import Collection, ImportAnkiPackageRequest
     from anki.import_export_pb2 import ImportAnkiPackageOptions
 
-    from app.export.anki import MODEL, write_package
+    from app.export.anki import MODEL, card_notes, write_package
     from app.export.deck import load_docs, load_verdicts
 
     engine = site.client.app.state.engine  # type: ignore[attr-defined]
@@ -318,7 +319,7 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
         collection.import_anki_package(ImportAnkiPackageRequest(package_path=str(path),
                                                                 options=ImportAnkiPackageOptions()))
         note_ids, math = collection.find_notes(""), 0
-        assert len(note_ids) == sum(1 + len(d.follow_ups) for d in docs)
+        assert len(note_ids) == sum(len(card_notes(d, verdicts)) for d in docs)  # one note per review item
         for nid in note_ids:
             note = collection.get_note(nid)
             for value in note.values():

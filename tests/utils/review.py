@@ -7,14 +7,28 @@ server's loop: the same queues, group commit, grading and clock bumps that ``/ap
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 
 from app.models.user import UserSettings
 from app.review.engine import ReviewEngine
 from app.srs.prefs import Prefs
+
+T = TypeVar("T")
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``; from a thread that already runs a loop (Playwright's sync API), on a fresh thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def review_engine(db: Engine, *, fuzz: bool = True) -> ReviewEngine:
@@ -25,7 +39,7 @@ def review_engine(db: Engine, *, fuzz: bool = True) -> ReviewEngine:
 
 def engine_next(db: Engine, user_id: int, now: datetime, prefs: Prefs | None = None) -> dict[str, Any]:
     """``GET /api/review/next`` for ``user_id`` at ``now`` (``prefs`` None: the user's stored settings)."""
-    return asyncio.run(review_engine(db).next(user_id, prefs, now))
+    return _run(review_engine(db).next(user_id, prefs, now))
 
 
 def engine_answer(db: Engine, user_id: int, *, item_id: int, rating: object = None, typed_answer: str | None = None,
@@ -35,5 +49,5 @@ def engine_answer(db: Engine, user_id: int, *, item_id: int, rating: object = No
     """``POST /api/review`` for ``user_id``: graded and committed by the engine's group commit."""
     prefs = settings if isinstance(settings, Prefs) or settings is None else Prefs.of(settings)
     engine = review_engine(db, fuzz=fuzz)
-    return asyncio.run(engine.answer(user_id, item_id, rating=rating, typed=typed_answer, showing_id=showing_id,
+    return _run(engine.answer(user_id, item_id, rating=rating, typed=typed_answer, showing_id=showing_id,
                                      duration_ms=duration_ms, key=idempotency_key, prefs=prefs, now=now))

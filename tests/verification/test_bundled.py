@@ -75,3 +75,23 @@ def test_server_reads_coverage_without_torch() -> None:
     assert out.returncode == 0, out.stderr
     checked, found = map(int, out.stdout.split())
     assert found >= 40
+
+
+def test_server_start_stores_the_bundled_report_for_the_bundled_deck_only(database_url: str, tmp_path: Path) -> None:
+    """`make run` syncs at the server's start (no `proofdeck sync`): the shipped deck gets its shipped
+    verdicts there; a deck of one's own (another cards folder) does not get verdicts it was never judged by."""
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    other = tmp_path / "cards"
+    other.mkdir()
+    (other / "zero-sharding.md").write_text((ROOT / "cards" / "zero-sharding.md").read_text(encoding="utf-8"),
+                                            encoding="utf-8")
+    with TestClient(create_app(database_url=database_url, cards_dir=other, sync_on_startup=True)):
+        pass
+    assert runs(database_url) == []
+    with TestClient(create_app(database_url=database_url, cards_dir=ROOT / "cards", sync_on_startup=True)):
+        pass
+    [run] = runs(database_url)
+    assert run.host.startswith("bundled report")
