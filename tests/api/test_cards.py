@@ -135,7 +135,8 @@ def test_card_detail_has_every_part(client: TestClient) -> None:
     assert fu["answer"]["text"] == {"zh": "", "en": "Adam keeps $m$ and $v$ in fp32."}
     assert fu["answer"]["html"]["zh"] == ""
     assert card["claims"][0]["id"] == "zero3-comm"
-    assert (card["claims"][0]["check"], card["claims"][0]["section"]) == ("comm_volume", "derivation")
+    claim = card["claims"][0]
+    assert (claim["asserts"], claim["section"]) == ("comm_volume(zero3) / comm_volume(ddp) == 3/2", "derivation")
     assert "<mo>×</mo>" in card["claims"][0]["html"]["en"]
     assert load_card_text(card["source"], "zero-optimizer.md").slug == "zero-optimizer"
 

@@ -27,7 +27,8 @@ def sample() -> CardDoc:
         follow_ups=[FollowUp(id="why", question=LangText(zh="为什么？", en="Why?"),
                              answer=LangText(en="Because:\n\n- a\n- b"))],
         links=[Link(slug="ddp-ring-allreduce", title=LangText(zh="DDP", en="DDP")), Link(title=LangText(en="T"))],
-        claims=[Claim(id="c-1", text=LangText(en="16 bytes"), check="ledger_baseline", section="derivation")],
+        claims=[Claim(id="c-1", text=LangText(en="16 bytes"), asserts="model_state_bytes(ddp) == 16*Psi",
+                      section="derivation")],
         source="000.txt",
     )
 

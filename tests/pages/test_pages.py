@@ -102,9 +102,10 @@ def test_card_page_links_resolved_and_unresolved(client: TestClient) -> None:
 def test_card_page_lists_claims_in_the_verification_block(client: TestClient) -> None:
     html = client.get("/cards/zero-optimizer").text
     claim = re.search(r'<li class="claim claim-none" id="claim-zero3-comm" data-claim="zero3-comm" '
-                      r'data-check="comm_volume">.*?</li>', html, re.S)
+                      r'data-check="comm_volume\(zero3\) / comm_volume\(ddp\) == 3/2">.*?</li>', html, re.S)
     assert claim is not None
-    assert "<code>comm_volume</code>" in claim.group(0) and "<mo>×</mo>" in claim.group(0)
+    assert '<code class="claim-asserts">comm_volume(zero3) / comm_volume(ddp) == 3/2</code>' in claim.group(0)
+    assert "<mo>×</mo>" in claim.group(0)
     # not verified yet: one line says so (on top), no row says "not run"
     assert html.count("Not verified yet") == 1 and "not run" not in html
 
@@ -151,7 +152,8 @@ def test_card_text_never_becomes_live_markup_on_the_page(database_url: str, card
         sections={key: {"zh": corpus, "en": corpus} for key in ("summary", "derivation", "pitfalls")},
         follow_ups=[{"id": "q", "question": {"zh": corpus, "en": evil}, "answer": {"zh": corpus, "en": corpus}}],
         links=[{"title": {"zh": evil, "en": evil}}],
-        claims=[{"id": "c", "text": {"zh": corpus, "en": evil}, "check": evil}],
+        claims=[{"id": "c", "text": {"zh": corpus, "en": evil}, "asserts": "model_state_bytes(ddp) == 16*Psi",
+                 "reading": evil}],
     ))
     app = create_app(database_url=database_url, cards_dir=cards_dir, sync_on_startup=True)
     with TestClient(app) as fresh:

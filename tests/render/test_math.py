@@ -131,7 +131,7 @@ def test_sync_lists_formulas_shown_as_tex(engine: Engine, tmp_path: Path) -> Non
         "bad-math",
         sections={"summary": {"zh": r"好 $\Psi$，坏 $\foo$", "en": r"broken $\frac{1}{$"}},
         follow_ups=[{"id": "q1", "question": {"en": r"why $\bar$?"}, "answer": {"zh": r"$\nope$"}}],
-        claims=[{"id": "c1", "text": {"en": r"costs $\weird{x}$"}, "check": "memory"}],
+        claims=[{"id": "c1", "text": {"en": r"costs $\weird{x}$"}, "unverifiable": "a made-up macro, no quantity"}],
     ))
     report = sync_cards(engine, folder)
     assert report.math_fallbacks[0] == r"bad-math: summary/zh: $\foo$: unknown command \foo"

@@ -37,7 +37,8 @@ def generated_card(i: int, n: int, *, version: int = 0, seed: int = 0) -> CardDo
                              answer=LangText(zh=f"答案 {k}，版本 {version}", en=f"Answer {k}, version {version}"))
                     for k in range(3)],
         links=links,
-        claims=[Claim(id="ledger", text=LangText(en="16 bytes per parameter"), check="ledger_baseline")],
+        claims=[Claim(id="ledger", text=LangText(en="16 bytes per parameter"),
+                      asserts="model_state_bytes(ddp) == 16*Psi")],
     )
 
 

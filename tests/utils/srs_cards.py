@@ -24,7 +24,8 @@ def make_card(slug: str, *, follow_ups: int = 1, pitfalls: tuple[int, int] = (1,
         "follow_ups": [{"id": f"q{i}", "question": {"zh": f"追问 {i}？", "en": f"Follow-up {i} of {n}?"},
                         "answer": {"zh": f"答案 {i}", "en": f"Answer {i}"}} for i in range(1, follow_ups + 1)],
         "links": [{"slug": s} for s in links],
-        "claims": [{"id": "memory-ledger", "text": {"en": "ZeRO-3 keeps 16Ψ/N bytes"}, "check": "zero.memory"}]
+        "claims": [{"id": "memory-ledger", "text": {"en": "ZeRO-3 keeps 16Ψ/N bytes"},
+                    "asserts": "model_state_bytes(zero3) == 16*Psi/N"}]
         if drills else [],
     }
     zh_n, en_n = pitfalls
