@@ -79,7 +79,8 @@ def test_measured_claims_show_each_configuration(judged: dict[str, dict[str, Any
         "collectives:gloo-broadcast-at-4": {"Gloo N=4"},
     }.items():
         r = judged[key]
-        assert r["method"] == "measured", key
+        # the TP all-reduce count holds because the operators are written so: construction, not measured
+        assert r["method"] == ("construction" if key.endswith("tp-allreduces-per-layer") else "measured"), key
         assert {row["config"] for row in r["evaluated"] if "relations" in row} == configs, key
     assert judged["zero-offload-infinity:offload-breakeven-follow-up"]["method"] == "calculated"
 
