@@ -88,10 +88,14 @@ def test_server_start_stores_the_bundled_report_for_the_bundled_deck_only(databa
     other.mkdir()
     (other / "zero-sharding.md").write_text((ROOT / "cards" / "zero-sharding.md").read_text(encoding="utf-8"),
                                             encoding="utf-8")
-    with TestClient(create_app(database_url=database_url, cards_dir=other, sync_on_startup=True)):
-        pass
-    assert runs(database_url) == []
-    with TestClient(create_app(database_url=database_url, cards_dir=ROOT / "cards", sync_on_startup=True)):
-        pass
+    for cards in (other, ROOT / "cards"):
+        app = create_app(database_url=database_url, cards_dir=cards, sync_on_startup=True)
+        try:
+            with TestClient(app):
+                pass
+        finally:
+            app.state.engine.dispose()  # its pooled connections closed here, not by the garbage collector
+        if cards == other:
+            assert runs(database_url) == []
     [run] = runs(database_url)
     assert run.host.startswith("bundled report")
