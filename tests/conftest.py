@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
-from tests.utils.db import fresh_database_url
+from tests.utils.db import fill_with_schema, fresh_database_url, schema_template
 from tests.utils.server import uvicorn_server
 
 # tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only)
@@ -44,11 +44,21 @@ def database_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session")
+def _schema_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One database at the current schema per test process, copied into a test's fresh database by the
+    fixtures below that would otherwise run ``init_db`` on it (tests/utils/db.py: ``fill_with_schema``).
+    Tests of migrations and of start-up on an empty database ask for ``database_url`` alone and get it empty."""
+    with schema_template(tmp_path_factory.mktemp("schema-template")) as url:
+        yield url
+
+
 @pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
+def engine(database_url: str, _schema_template: str) -> Iterator[Engine]:
     from app.core.db import make_engine
     from app.models.migrate import init_db
 
+    fill_with_schema(database_url, _schema_template)
     eng = make_engine(database_url)
     init_db(eng)
     yield eng
@@ -67,10 +77,11 @@ def cards_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def client(database_url: str, cards_dir: Path) -> Iterator[TestClient]:
-    """The app on a fresh database with the bundled cards synced at start-up."""
+def client(database_url: str, cards_dir: Path, _schema_template: str) -> Iterator[TestClient]:
+    """The app on a fresh database (at the current schema) with the bundled cards synced at start-up."""
     from app.main import create_app
 
+    fill_with_schema(database_url, _schema_template)
     app = create_app(database_url=database_url, cards_dir=cards_dir, sync_on_startup=True)
     with TestClient(app) as c:
         yield c
@@ -78,8 +89,9 @@ def client(database_url: str, cards_dir: Path) -> Iterator[TestClient]:
 
 
 @pytest.fixture
-def live_server(database_url: str, cards_dir: Path) -> Iterator[str]:
+def live_server(database_url: str, cards_dir: Path, _schema_template: str) -> Iterator[str]:
     """uvicorn serving real HTTP on a free loopback port; yields the base URL."""
+    fill_with_schema(database_url, _schema_template)
     with uvicorn_server(database_url, cards_dir) as base:
         yield base
 

@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 from app.auth.users import create_user
 from app.cli.main import cli
 from app.core.db import make_engine
+from app.review import queue
 from tests.export.test_obsidian_roundtrip import edit, export
+from tests.utils.staleness import seen_within
 
 
 def test_running_server_serves_the_imported_state(live_server: str, database_url: str, tmp_path: Path) -> None:
@@ -34,12 +36,15 @@ def test_running_server_serves_the_imported_state(live_server: str, database_url
         result = CliRunner().invoke(cli, ["import", "obsidian-reviews", str(vault), "--user", "alice",
                                           "--database-url", database_url])
         assert result.exit_code == 0 and "1 review state(s) imported" in result.output, result.output
-        deadline, served = time.monotonic() + 10, before
-        while time.monotonic() < deadline:
+        changed_at, served = time.monotonic(), before
+
+        def reloaded() -> bool:
+            nonlocal served
             served = http.get("/api/review/next").json()["item"]
-            if served["key"] == "zero3-communication":
-                break
-            time.sleep(0.2)
+            return bool(served["key"] == "zero3-communication")
+
+        # the server re-reads the change clock at most queue.CHECK_SECONDS after a poll (no wall-time deadline)
+        seen_within(reloaded, queue.CHECK_SECONDS, changed_at)
         assert (served["card"]["slug"], served["kind"], served["key"]) == \
             ("zero-sharding", "followup", "zero3-communication")  # the most overdue item comes first
         assert served["state"]["due"] == "2026-11-20T00:00:00+00:00" and not served["new"]

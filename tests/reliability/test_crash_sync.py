@@ -46,7 +46,7 @@ def _start_server_and_kill_mid_sync(url: str, cards: Path, delay: float) -> bool
                             stderr=subprocess.STDOUT, start_new_session=True, text=True)
     try:
         assert proc.stdout is not None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300  # a hang bound: start-up imports take a minute at load ~18
         for line in proc.stdout:
             if "syncing cards" in line:
                 break

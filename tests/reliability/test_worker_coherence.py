@@ -9,7 +9,6 @@ change; process B, which has just served (and cached) the old state, must serve 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +22,9 @@ from app.core.db import make_engine
 from app.models.migrate import init_db
 from app.review import queue
 from tests.utils.server import uvicorn_server
+from tests.utils.staleness import seen_within
 
 pytestmark = pytest.mark.slow
-SLACK = 5.0  # a loaded machine: the bound plus this, so only a change never seen (or seen far too late) fails
-
-
-def _seen_within(check: Callable[[], bool], bound: float) -> float:
-    start = time.monotonic()
-    while not check():
-        assert time.monotonic() - start < bound + SLACK, f"not seen within {bound} s (+{SLACK} s slack)"
-        time.sleep(0.05)
-    return time.monotonic() - start
 
 
 def test_changes_through_one_process_reach_the_other(database_url: str, cards_dir: Path, tmp_path: Path) -> None:
@@ -51,16 +42,19 @@ def test_changes_through_one_process_reach_the_other(database_url: str, cards_di
         answered = ca.post("/api/review", json={"item_id": item, "rating": 3},
                            headers={**bearer, "Idempotency-Key": "coherence-1"})
         assert answered.status_code == 200, answered.text
+        changed_at = time.monotonic()
 
         def moved() -> bool:
             now = cb.get("/api/review/next", headers=bearer).json()
             return bool(now["item"]["id"] != item and now["new_left"] == first["new_left"] - 1)
 
-        _seen_within(moved, queue.CHECK_SECONDS)
+        seen_within(moved, queue.CHECK_SECONDS, changed_at)
 
         # a settings change through A: B's cached sign-in (which carries the settings) follows
         assert ca.put("/api/review/settings", json={"new_per_day": 0}, headers=bearer).status_code == 200
-        _seen_within(lambda: cb.get("/api/review/next", headers=bearer).json()["new_left"] == 0, cache.TTL)
+        changed_at = time.monotonic()
+        seen_within(lambda: cb.get("/api/review/next", headers=bearer).json()["new_left"] == 0, cache.TTL,
+                     changed_at)
 
         # a web session ended through A (logout): B refuses it
         login = ca.get(f"/login?token={token}", follow_redirects=False)
@@ -69,4 +63,6 @@ def test_changes_through_one_process_reach_the_other(database_url: str, cards_di
         assert cb.get("/api/review/next", headers=session_cookie).status_code == 200  # B caches it
         out = ca.post("/logout", headers={**session_cookie, "Origin": a}, follow_redirects=False)
         assert out.status_code == 303
-        _seen_within(lambda: cb.get("/api/review/next", headers=session_cookie).status_code == 401, cache.TTL)
+        changed_at = time.monotonic()
+        seen_within(lambda: cb.get("/api/review/next", headers=session_cookie).status_code == 401, cache.TTL,
+                     changed_at)

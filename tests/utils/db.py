@@ -7,6 +7,7 @@ to run the suite on PostgreSQL; ``make test`` does it for the second pass.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,3 +45,52 @@ def fresh_database_url(tmp_dir: Path) -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@contextmanager
+def schema_template(tmp_dir: Path) -> Iterator[str]:
+    """A database at the current schema (``init_db`` once), kept for this process's tests to copy; dropped at
+    the end. Copying it is what :func:`fill_with_schema` does instead of running ``init_db`` per test (on a
+    loaded machine ``init_db`` took 1.7 s on SQLite and 2.7 s on PostgreSQL, a copy 0.01 s and ~1 s)."""
+    from app.core.db import make_engine
+    from app.models.migrate import init_db
+
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    with fresh_database_url(tmp_dir) as url:
+        engine = make_engine(url)
+        try:
+            init_db(engine)
+            if engine.dialect.name == "sqlite":
+                with engine.connect() as conn:  # everything into the main file: it alone is copied
+                    conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            engine.dispose()
+        yield url
+
+
+def fill_with_schema(url: str, template_url: str) -> bool:
+    """Make the database at ``url`` a copy of ``template_url`` (the same name and URL afterwards) if it is
+    still empty, so ``init_db`` finds it at the head revision: what ``init_db`` would have made, without
+    running it. A database that something already wrote to is left alone (False): ``init_db`` does the work."""
+    target, source = make_url(url), make_url(template_url)
+    if target.get_backend_name() == "sqlite":
+        path = Path(str(target.database))
+        if path.exists() and path.stat().st_size:
+            return False
+        shutil.copyfile(str(source.database), path)
+        return True
+    probe = create_engine(url)
+    try:
+        with probe.connect() as conn:
+            if conn.execute(text("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).scalar():
+                return False
+    finally:
+        probe.dispose()
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{target.database}" WITH (FORCE)'))
+            conn.execute(text(f'CREATE DATABASE "{target.database}" TEMPLATE "{source.database}"'))
+    finally:
+        admin.dispose()
+    return True

@@ -7,15 +7,24 @@ from typing import Any
 
 import pytest
 
+from tests.utils.once import computed_once
+
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 SWEEP_PARAMS = 300_000
 
 
 @pytest.fixture(scope="session")
-def report() -> dict[str, Any]:
+def report(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Any]:
+    """Built once per run, whichever workers need it (tests/utils/once.py); tests only read it. A test that
+    varies the sweep (a crashed rank, a mutation) runs its own ranks."""
     from verify.cli import run_verify
 
-    return run_verify(world_sizes=(2, 4), params=SWEEP_PARAMS, cards=CARDS, timeout_s=240)
+    # a hang bound, not a speed limit: the sweep took up to ~4 min at load 14 when three workers each ran one
+    def sweep() -> dict[str, Any]:
+        return run_verify(world_sizes=(2, 4), params=SWEEP_PARAMS, cards=CARDS, timeout_s=600)
+
+    result: dict[str, Any] = computed_once("verify-sweep", sweep, tmp_path_factory, worker_id)
+    return result
 
 
 @pytest.fixture(scope="session")
