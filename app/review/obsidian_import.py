@@ -41,9 +41,8 @@ from sqlmodel import Session
 
 from app.core.writes import run_write
 from app.export.obsidian_state import Problem, VaultState
-from app.models.card import Card
 from app.models.clock import user_changed
-from app.models.review import ItemState, ReviewItem
+from app.models.tables import CARDS, ITEMS, STATES
 from app.models.user import User
 from app.srs.scheduler import as_utc, to_db
 
@@ -51,7 +50,6 @@ NEW_CARD_DATE = "2000-01-01"  # the plugin's due date for a card never reviewed
 MIN_EASE, MAX_EASE = 130, 370  # the plugin's difficultyToEase range
 REVIEW = 2
 _SM2 = re.compile(r"^(\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4}),(\d{1,6}),(\d{1,4})$")
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
 
 
 class UnknownUser(LookupError):
@@ -172,10 +170,10 @@ def find_user(session: Session, username: str) -> User:
 
 
 def _items(session: Session, slugs: list[str]) -> dict[tuple[str, str], Any]:
-    it, ca = ReviewItem.__table__.c, Card.__table__.c  # type: ignore[attr-defined]
+    it, ca = ITEMS.c, CARDS.c
     rows = session.connection().execute(
         select(ca.slug, it.key, it.id, it.lang, it.retired, ca.retired.label("card_retired"))
-        .select_from(ReviewItem.__table__.join(Card.__table__, ca.id == it.card_id))  # type: ignore[attr-defined]
+        .select_from(ITEMS.join(CARDS, ca.id == it.card_id))
         .where(and_(ca.slug.in_(slugs), it.kind == "followup")))
     return {(r.slug, r.key): r for r in rows}
 
@@ -200,7 +198,7 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportRep
         conn = session.connection()
         items = _items(session, sorted({slug for slug, _, _ in parsed}))
         ids = [r.id for r in items.values()]
-        query = select(_STATES).where(_STATES.c.user_id == user_id, _STATES.c.item_id.in_(ids))
+        query = select(STATES).where(STATES.c.user_id == user_id, STATES.c.item_id.in_(ids))
         if conn.dialect.name != "sqlite":  # SQLite: run_write already serialises writers
             query = query.with_for_update()
         current = {r.item_id: r for r in conn.execute(query)}
@@ -230,9 +228,9 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportRep
                 updates.append({"sid": old.id, **values})
             report.applied.append(name)
         if inserts:
-            conn.execute(_STATES.insert(), inserts)
+            conn.execute(STATES.insert(), inserts)
         if updates:
-            conn.execute(update(_STATES).where(_STATES.c.id == bindparam("sid")), updates)
+            conn.execute(update(STATES).where(STATES.c.id == bindparam("sid")), updates)
         if inserts or updates:
             user_changed(session, user_id)
 

@@ -38,8 +38,7 @@ from sqlmodel.sql.sqltypes import UTCDateTime
 from app.core.vocab import LANGUAGES as LANGS
 from app.core.vocab import lang_matches
 from app.models import clock
-from app.models.card import Card
-from app.models.review import ItemState, ReviewItem, ReviewLog
+from app.models.tables import CARDS, ITEMS, LOGS, STATES
 from app.srs.scheduler import as_utc, day_start, to_db
 from app.verification.store import CardVerdicts, card_verdicts
 
@@ -47,10 +46,6 @@ CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
 RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
 STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
-_ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
-_CARDS: Any = Card.__table__  # type: ignore[attr-defined]
-_LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,25 +144,25 @@ class Pick:
 
 @lru_cache(maxsize=1)
 def _deck_statement() -> Any:
-    it, ca = _ITEMS.c, _CARDS.c
+    it, ca = ITEMS.c, CARDS.c
     return (core_select(it.id, it.kind, it.key, it.lang, ca.id.label("card_id"), ca.slug, ca.title_zh,
                         ca.title_en, ca.source_text)
-            .select_from(_ITEMS.join(_CARDS, ca.id == it.card_id))
+            .select_from(ITEMS.join(CARDS, ca.id == it.card_id))
             .where(it.retired.is_(False), ca.retired.is_(False)).order_by(it.position, it.id))
 
 
 @lru_cache(maxsize=1)
 def _states_statement() -> Any:
-    st = _STATES.c
+    st = STATES.c
     return core_select(st.item_id, st.lang, *(st[c] for c in STATE_FIELDS)).where(
         st.user_id == bindparam("uid"), st.live.is_(True))
 
 
 @lru_cache(maxsize=1)
 def _new_today_statement() -> Any:
-    lg = _LOGS.c
+    lg = LOGS.c
     day: Any = bindparam("day", type_=UTCDateTime())
-    return core_select(func.count()).select_from(_LOGS).where(
+    return core_select(func.count()).select_from(LOGS).where(
         lg.user_id == bindparam("uid"), lg.was_new.is_(True), lg.reviewed_at >= day)
 
 
