@@ -25,26 +25,16 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.core.vocab import STATE_NAMES
 from app.core.writes import NOT_NOW, run_write, try_write_now
 from app.models import clock
 from app.models.tables import CARDS, ITEMS, LOGS, SETTINGS, SHOWINGS, STATES
 from app.review.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
-from app.review.queue import STATE_FIELDS, StateRow, queues
+from app.review.queue import queues
 from app.srs import drills
 from app.srs.items import drill_faces
 from app.srs.prefs import Prefs
-from app.srs.scheduler import (
-    InvalidRating,
-    as_utc,
-    card_columns,
-    card_from_columns,
-    card_json,
-    make_scheduler,
-    parse_rating,
-    review,
-    to_db,
-)
+from app.srs.scheduler import InvalidRating, as_utc, make_scheduler, parse_rating, review, to_db
+from app.srs.state import STATE_FIELDS, StateRow, fsrs_card, state_public
 
 MAX_KEY = 128
 
@@ -73,16 +63,6 @@ class Answer:
 
 
 Outcome = dict[str, Any] | ReviewError | InvalidRating
-
-
-def state_public(state: Any) -> dict[str, Any] | None:
-    """A state (ORM row, :class:`StateRow`, anything with its fields) as the API shows it."""
-    if state is None:
-        return None
-    return {"state": STATE_NAMES.get(state.state, str(state.state)), "due": as_utc(state.due).isoformat(),
-            "stability": state.stability, "difficulty": state.difficulty, "reps": state.reps,
-            "lapses": state.lapses,
-            "last_review": as_utc(state.last_review).isoformat() if state.last_review else None}
 
 
 @lru_cache(maxsize=1)
@@ -214,17 +194,12 @@ class _Batch:
             grade = parse_rating(a.rating)
         scheduler = make_scheduler(parameters=list(prefs.parameters) if prefs.parameters else None,
                                    desired_retention=prefs.desired_retention, fuzz=a.fuzz)
-        before = card_from_columns(a.item_id, None if state is None else {
-            "state": state.state, "step": state.step, "stability": state.stability,
-            "difficulty": state.difficulty, "due": state.due, "last_review": state.last_review})
+        before = fsrs_card(a.item_id, state)
         after = review(before, grade, when=a.now, scheduler=scheduler, duration_ms=a.duration_ms)
-        columns = card_columns(after)
-        reps = (0 if state is None else state.reps) + 1
-        lapses = (0 if state is None else state.lapses) + (int(grade) == 1 and int(before.state) == 2)
-        new_row = StateRow(reps=reps, lapses=lapses, **columns)
+        new_row = StateRow.after(after, before=state, rating=int(grade))
         current[a.item_id] = new_row
         target = (a.user_id, a.item_id)
-        values = {"reps": reps, "lapses": lapses, **columns}
+        values = new_row.columns()
         if target in self.pending.inserts:  # answered twice in this batch, new the first time
             self.pending.inserts[target].update(values)
         elif row.state_id is None:
@@ -241,8 +216,8 @@ class _Batch:
             "user_id": a.user_id, "item_id": a.item_id, "rating": int(grade), "typed_answer": a.typed,
             "correct": correct, "showing_id": a.showing_id if row.kind == "drill" else None,
             "duration_ms": a.duration_ms, "reviewed_at": to_db(a.now), "was_new": state is None,
-            "prev_state": None if state is None else int(before.state),
-            "state_before": None if state is None else card_json(before), "state_after": card_json(after),
+            "prev_state": None if state is None else state.state,
+            "state_before": None if state is None else state.log_json(), "state_after": new_row.log_json(),
             "idempotency_key": a.key, "response": response}))
 
     def _drill(self, a: Answer) -> tuple[Any, bool, dict[str, Any]]:

@@ -44,7 +44,8 @@ from app.export.obsidian_state import Problem, VaultState
 from app.models.clock import user_changed
 from app.models.tables import CARDS, ITEMS, STATES
 from app.models.user import User
-from app.srs.scheduler import as_utc, to_db
+from app.srs.scheduler import as_utc
+from app.srs.state import StateRow
 
 NEW_CARD_DATE = "2000-01-01"  # the plugin's due date for a card never reviewed
 MIN_EASE, MAX_EASE = 130, 370  # the plugin's difficultyToEase range
@@ -218,10 +219,11 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportRep
             if old is not None and old.last_review is not None and as_utc(old.last_review) >= s.last_review:
                 report.kept_server.append(name)
                 continue
-            values = {"state": s.state, "step": s.step, "stability": s.stability, "difficulty": s.difficulty,
-                      "due": to_db(s.due), "last_review": to_db(s.last_review),
-                      "reps": s.reps if s.reps is not None else (old.reps if old is not None else 0) + 1,
-                      "lapses": s.lapses if s.lapses is not None else (old.lapses if old is not None else 0)}
+            values = StateRow(state=s.state, step=s.step, stability=s.stability, difficulty=s.difficulty,
+                              due=s.due, last_review=s.last_review,
+                              reps=s.reps if s.reps is not None else (old.reps if old is not None else 0) + 1,
+                              lapses=s.lapses if s.lapses is not None else (old.lapses if old is not None else 0),
+                              ).columns()
             if old is None:
                 inserts.append({"user_id": user_id, "item_id": row.id, "live": True, "lang": row.lang, **values})
             else:

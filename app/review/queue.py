@@ -40,12 +40,12 @@ from app.core.vocab import lang_matches
 from app.models import clock
 from app.models.tables import CARDS, ITEMS, LOGS, STATES
 from app.srs.scheduler import as_utc, day_start, to_db
+from app.srs.state import STATE_FIELDS, StateRow
 from app.verification.store import CardVerdicts, card_verdicts
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
 RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
-STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,33 +62,6 @@ class LiveItem:
     title_en: str
     source_text: str
     verdicts: CardVerdicts = CardVerdicts()  # the card's latest verdicts (marks, misconception drills)
-
-
-@dataclass(frozen=True, slots=True)
-class StateRow:
-    """One user's FSRS state of one item, as stored (``due`` aware UTC)."""
-
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-    reps: int
-    lapses: int
-
-    def as_tuple(self) -> tuple[Any, ...]:
-        return (self.state, self.step, self.stability, self.difficulty, self.due, self.last_review, self.reps,
-                self.lapses)
-
-    @classmethod
-    def of(cls, values: Any) -> StateRow:
-        """From a row or mapping with the :data:`STATE_FIELDS` columns."""
-        m = values if isinstance(values, dict) else values._mapping
-        last = m["last_review"]
-        return cls(state=int(m["state"]), step=m["step"], stability=m["stability"], difficulty=m["difficulty"],
-                   due=as_utc(m["due"]), last_review=as_utc(last) if last is not None else None,
-                   reps=int(m["reps"] or 0), lapses=int(m["lapses"] or 0))
 
 
 _DUE = STATE_FIELDS.index("due")
