@@ -22,10 +22,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import make_transient_to_detached
-from sqlmodel import Session
 
 from app.auth import sessions, users
 from app.auth.security import hash_token
+from app.core.db import new_session, session_factory
 from app.core.writes import run_write
 from app.models.user import ApiToken, User, UserSettings
 from app.srs.prefs import Prefs
@@ -116,7 +116,7 @@ def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[U
 
 def _load(engine: Engine, token: str) -> Entry | None:
     generation = _generation
-    with Session(engine) as session:
+    with new_session(engine) as session:
         row = users.find_token(session, token)
         if row is None:
             return None
@@ -155,10 +155,11 @@ def _after_rollback(session: OrmSession) -> None:
     session.info.pop("auth_cache_dirty", None)
 
 
-def install_listeners() -> None:
-    """Drop cached sign-ins when users, tokens or settings change (registered by ``ReviewEngine.install``
-    from ``create_app``; a process without the app caches nothing)."""
+def install_listeners(engine: Engine) -> None:
+    """Drop cached sign-ins when the app's sessions on ``engine`` change users, tokens or settings (installed
+    by ``create_app`` on the app's sessionmaker of ``engine``, ``app.core.db.session_factory``; idempotent)."""
+    maker = session_factory(engine)
     for name, fn in (("after_flush", _after_flush), ("after_commit", _after_commit),
                      ("after_rollback", _after_rollback)):
-        if not event.contains(OrmSession, name, fn):
-            event.listen(OrmSession, name, fn)
+        if not event.contains(maker, name, fn):
+            event.listen(maker, name, fn)

@@ -32,9 +32,9 @@ from sqlalchemy import bindparam, func
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session as OrmSession
-from sqlmodel import Session
 from sqlmodel.sql.sqltypes import UTCDateTime
 
+from app.core.db import new_session
 from app.core.vocab import LANGUAGES as LANGS
 from app.core.vocab import lang_matches
 from app.models import clock
@@ -142,7 +142,7 @@ def _new_today_statement() -> Any:
 def load_deck(conn: Connection, rev: int) -> DeckIndex:
     items: dict[int, LiveItem] = {}
     order: dict[str, list[int]] = {lang: [] for lang in LANGS}
-    with Session(bind=conn) as session:
+    with new_session(conn.engine, bind=conn) as session:
         verdicts = card_verdicts(session)
     for r in conn.execute(_deck_statement()):
         item = LiveItem(id=r.id, kind=r.kind, key=r.key, lang=r.lang, card_id=r.card_id, slug=r.slug,
@@ -193,6 +193,7 @@ class Queues:
         # whose rows were read before they committed
         # (the states as plain tuples, which the garbage collector stops tracking)
         self._recent: dict[int, deque[tuple[int, list[Change]]]] = {}
+        self.deck_loaded: Callable[[], None] | None = None  # called after each deck is loaded into memory
 
     @property
     def engine(self) -> Engine:
@@ -231,8 +232,8 @@ class Queues:
                     q = self._users.get((user_id, lang))
                 if deck is None:
                     deck = load_deck(conn, revs[clock.DECK])
-                    for hook in _DECK_LOADED:  # the GC policy (app.review.engine installs it)
-                        hook()
+                    if self.deck_loaded is not None:  # the GC policy (ReviewEngine.install sets it)
+                        self.deck_loaded()
                 if q is None or q.rev != revs[scope] or q.deck.rev != deck.rev or q.day != day_start(now):
                     q = load_user(conn, deck, user_id, lang, revs[scope], now)
             with self._lock:
@@ -313,13 +314,6 @@ class Queues:
 
 
 _registry: weakref.WeakKeyDictionary[Engine, Queues] = weakref.WeakKeyDictionary()
-_DECK_LOADED: list[Callable[[], None]] = []
-
-
-def on_deck_loaded(hook: Callable[[], None]) -> None:
-    """Call ``hook()`` after each deck is loaded into memory (``ReviewEngine.install``: the GC freeze)."""
-    if hook not in _DECK_LOADED:
-        _DECK_LOADED.append(hook)
 _registry_lock = threading.Lock()
 
 
@@ -336,9 +330,9 @@ def queues(engine: Engine) -> Queues:
 
 
 def after_commit(session: OrmSession) -> None:
-    """Session listener (installed by :meth:`app.review.engine.ReviewEngine.install`): a committed
-    transaction marked by :func:`app.models.clock.deck_changed` / ``user_changed`` drops this process's
-    queues of that database."""
+    """Session listener, installed on the app's sessionmaker of an engine by
+    :meth:`app.review.engine.ReviewEngine.install`: a committed transaction marked by
+    :func:`app.models.clock.deck_changed` / ``user_changed`` drops this process's queues of that database."""
     forget = session.info.pop(clock.FORGET, None)
     if not forget:
         return

@@ -38,8 +38,7 @@ from app.review import queue
 from app.review.engine import ReviewEngine
 from app.srs.prefs import Prefs
 queue.CHECK_SECONDS = 0.0
-ReviewEngine.install()
-engine = ReviewEngine(make_engine(sys.argv[1]))
+engine = ReviewEngine(make_engine(sys.argv[1])).install()
 for line in sys.stdin:
     uid, now = line.split()
     out = asyncio.run(engine.next(int(uid), Prefs(new_per_day=100), datetime.fromisoformat(now)))
