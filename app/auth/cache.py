@@ -3,10 +3,12 @@
 Every API request authenticates; a hit saves the token query (and, in ``app.api.deps``, a thread hop).
 Keyed by the engine URL and the SHA-256 digest the database stores: the raw token is never kept.
 
-Invalidation: any ORM flush in this process that adds, changes or deletes a ``User``, ``ApiToken`` or
-``UserSettings`` row clears the cache, at the flush and again at the commit (a generation counter stops a
-lookup that raced with the change from storing the old row). A change made by another process (a second
-worker, the ``proofdeck`` CLI) or by raw SQL is seen within :data:`TTL` seconds.
+Invalidation: any flush of the app's sessions (``app.core.db.new_session``, on an engine where
+``create_app`` installed :func:`install_listeners`) that adds, changes or deletes a ``User``, ``ApiToken``
+or ``UserSettings`` row clears the cache, at the flush and again at the commit (a generation counter stops
+a lookup that raced with the change from storing the old row). A change made by another process (a
+second worker, the ``proofdeck`` CLI), by a session made otherwise or by raw SQL is seen within
+:data:`TTL` seconds.
 Each request gets its own detached copies of the rows, so no two requests share an ORM object; the hot
 review routes take the immutable :class:`SignedIn` value instead, which costs no copy.
 """
