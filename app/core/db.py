@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
-from fastapi import Request
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import sessionmaker
@@ -108,9 +106,3 @@ def new_session(engine: Engine, *, bind: Connection | None = None, expire_on_com
     if bind is not None:
         return maker(bind=bind, expire_on_commit=expire_on_commit)
     return maker(expire_on_commit=expire_on_commit)
-
-
-def get_session(request: Request) -> Iterator[Session]:
-    """A session on the engine of the app serving this request (``app.state.engine``)."""
-    with new_session(request.app.state.engine) as s:
-        yield s
