@@ -69,7 +69,7 @@ def measure(backend: str, seconds: float, rounds: int, clients: int, workers: li
                                      env={"PROOFDECK_SYNC_ON_STARTUP": "false"},
                                      extra_args=("--no-access-log", "--timeout-keep-alive", "60"))
                 try:
-                    wait_healthy(proc, f"http://127.0.0.1:{port}", timeout=60)
+                    wait_healthy(proc, f"http://127.0.0.1:{port}", timeout=300)  # a hang detector (slow when loaded)
                     run_load(port, reviewers(tokens, items, PER_USER)[:clients], 1.0, "healthz")  # warm-up
                     for r in range(rounds):
                         lo = first_user + r * users_per_round
