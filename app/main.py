@@ -18,7 +18,7 @@ from app.auth import cache as auth_cache
 from app.auth.ratelimit import LoginLimiter
 from app.core.checkpointer import start_checkpointer
 from app.core.config import PROJECT_ROOT, settings
-from app.core.db import get_engine
+from app.core.db import get_engine, new_session
 from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
 from app.core.memory import freeze_long_lived
@@ -63,15 +63,14 @@ class _RedactTokens(logging.Filter):
 def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] | None = None) -> None:
     """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL
     (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
-    from sqlmodel import Session
 
     from app.auth.users import ensure_first_admin
     from app.srs.items import refresh_stale_items
 
-    with Session(engine) as session, session.begin():
+    with new_session(engine) as session, session.begin():
         refresh_stale_items(session)
     try:
-        with Session(engine) as session, session.begin():
+        with new_session(engine) as session, session.begin():
             token = ensure_first_admin(session)
     except IntegrityError:  # another worker created it first
         token = None
@@ -118,9 +117,10 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     application.state.cards_dir = cards_dir or settings.CARDS_DIR
     application.state.sync_on_startup = settings.SYNC_ON_STARTUP if sync_on_startup is None else sync_on_startup
     application.state.login_limiter = LoginLimiter()  # counts in the database: see app/auth/ratelimit.py
-    ReviewEngine.install()  # its session listeners and GC policy: registered here, never at import
-    auth_cache.install_listeners()
-    application.state.review = ReviewEngine(application.state.engine)  # next and answers: app/review/engine.py
+    # next and answers (app/review/engine.py); its session listeners and GC policy go on this engine's
+    # sessionmaker here, never at import, and so do the sign-in cache's
+    application.state.review = ReviewEngine(application.state.engine).install()
+    auth_cache.install_listeners(application.state.engine)
     install_api(application)
     install_api_docs(application)  # /docs and /redoc with their assets served here (no CDN)
     install_pages(application)

@@ -60,7 +60,7 @@ def single_process_reference(dims: list[int], *, steps: int, world: int = 2, bat
         xs, ys = zip(*(local_batch(step, dims, batch_per_rank, r, world) for r in range(world)), strict=True)
         h = torch.cat(xs).to(dtype)
         for p, s in zip(params, specs, strict=True):
-            h = LinearFn.apply(p, h, s)
+            h = LinearFn.apply(p, h, s)  # type: ignore[no-untyped-call]
         mse(h, torch.cat(ys)).backward()
         for p, opt in zip(params, opts, strict=True):
             assert p.grad is not None

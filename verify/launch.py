@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 import torch.distributed as dist
-import torch.multiprocessing as mp
+from torch.multiprocessing.spawn import ProcessExitedException, ProcessRaisedException, start_processes
 
 
 class RankFailed(RuntimeError):
@@ -85,7 +85,7 @@ def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (
            timeout_s: float = 120.0) -> list[Any]:
     """Run ``fn(*args)`` in ``world_size`` fresh ranks; return each rank's result, rank order."""
     out_dir = tempfile.mkdtemp(prefix="verify-")
-    ctx = mp.start_processes(
+    ctx = start_processes(
         _rank_main, args=(world_size, backend, os.path.join(out_dir, "rendezvous"), out_dir, fn, args,
                           timeout_s),
         nprocs=world_size, join=False, start_method=start_method_for(backend))
@@ -100,9 +100,9 @@ def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (
             with open(os.path.join(out_dir, f"result-{rank}.pkl"), "rb") as f:
                 results.append(pickle.load(f))
         return results
-    except mp.ProcessRaisedException as e:
+    except ProcessRaisedException as e:
         raise RankFailed(_failure_message(ctx.error_files, e.error_index, world_size)) from None
-    except mp.ProcessExitedException as e:
+    except ProcessExitedException as e:
         raise RankFailed(f"rank {e.error_index} of {world_size} exited with code {e.exit_code}") from None
     finally:
         for p in ctx.processes:

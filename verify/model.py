@@ -10,6 +10,7 @@ identical and only the collectives differ. Parameters of layer l live in one fla
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -100,14 +101,14 @@ class LinearFn(torch.autograd.Function):
     """y = relu(x Wᵀ + b) (no relu on the last layer) on an unsharded flat parameter."""
 
     @staticmethod
-    def forward(ctx, flat: torch.Tensor, x: torch.Tensor, spec: LayerSpec) -> torch.Tensor:
+    def forward(ctx: Any, flat: torch.Tensor, x: torch.Tensor, spec: LayerSpec) -> torch.Tensor:
         y = linear_forward(flat, x, spec)
         ctx.save_for_backward(flat, x, y)
         ctx.spec = spec
         return y
 
     @staticmethod
-    def backward(ctx, gy: torch.Tensor):
+    def backward(ctx: Any, gy: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         flat, x, y = ctx.saved_tensors
         gflat, gx = linear_backward(flat, x, y, gy, ctx.spec, ctx.needs_input_grad[1])
         return gflat, gx, None

@@ -799,7 +799,7 @@ def _impl_run(ev: Any, cfg: Config, impl: str) -> dict[str, Any]:
     if run is None:
         raise MeterUnavailable(f"no run of {name} at N={cfg.where['n']} (PyTorch's implementations were skipped: "
                           "drop --no-torch)")
-    return run
+    return dict(run)
 
 
 def _impl_measure(read: Callable[[dict[str, Any], tuple[str, ...]], Any]) -> Measure:

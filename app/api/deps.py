@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
@@ -10,9 +11,16 @@ from sqlmodel import Session
 
 from app.auth import cache as auth_cache
 from app.auth.users import SESSION_COOKIE
-from app.core.db import get_session
+from app.core.db import new_session
 from app.models.user import User
 from app.review.engine import ReviewEngine
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    """A session on the engine of the app serving this request (``app.state.engine``)."""
+    with new_session(request.app.state.engine) as s:
+        yield s
+
 
 SessionDep = Annotated[Session, Depends(get_session)]
 

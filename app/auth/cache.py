@@ -3,10 +3,12 @@
 Every API request authenticates; a hit saves the token query (and, in ``app.api.deps``, a thread hop).
 Keyed by the engine URL and the SHA-256 digest the database stores: the raw token is never kept.
 
-Invalidation: any ORM flush in this process that adds, changes or deletes a ``User``, ``ApiToken`` or
-``UserSettings`` row clears the cache, at the flush and again at the commit (a generation counter stops a
-lookup that raced with the change from storing the old row). A change made by another process (a second
-worker, the ``proofdeck`` CLI) or by raw SQL is seen within :data:`TTL` seconds.
+Invalidation: any flush of the app's sessions (``app.core.db.new_session``, on an engine where
+``create_app`` installed :func:`install_listeners`) that adds, changes or deletes a ``User``, ``ApiToken``
+or ``UserSettings`` row clears the cache, at the flush and again at the commit (a generation counter stops
+a lookup that raced with the change from storing the old row). A change made by another process (a
+second worker, the ``proofdeck`` CLI), by a session made otherwise or by raw SQL is seen within
+:data:`TTL` seconds.
 Each request gets its own detached copies of the rows, so no two requests share an ORM object; the hot
 review routes take the immutable :class:`SignedIn` value instead, which costs no copy.
 """
@@ -22,10 +24,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session as OrmSession
 from sqlalchemy.orm import make_transient_to_detached
-from sqlmodel import Session
 
 from app.auth import sessions, users
 from app.auth.security import hash_token
+from app.core.db import new_session, session_factory
 from app.core.writes import run_write
 from app.models.user import ApiToken, User, UserSettings
 from app.srs.prefs import Prefs
@@ -116,7 +118,7 @@ def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[U
 
 def _load(engine: Engine, token: str) -> Entry | None:
     generation = _generation
-    with Session(engine) as session:
+    with new_session(engine) as session:
         row = users.find_token(session, token)
         if row is None:
             return None
@@ -155,10 +157,11 @@ def _after_rollback(session: OrmSession) -> None:
     session.info.pop("auth_cache_dirty", None)
 
 
-def install_listeners() -> None:
-    """Drop cached sign-ins when users, tokens or settings change (registered by ``ReviewEngine.install``
-    from ``create_app``; a process without the app caches nothing)."""
+def install_listeners(engine: Engine) -> None:
+    """Drop cached sign-ins when the app's sessions on ``engine`` change users, tokens or settings (installed
+    by ``create_app`` on the app's sessionmaker of ``engine``, ``app.core.db.session_factory``; idempotent)."""
+    maker = session_factory(engine)
     for name, fn in (("after_flush", _after_flush), ("after_commit", _after_commit),
                      ("after_rollback", _after_rollback)):
-        if not event.contains(OrmSession, name, fn):
-            event.listen(OrmSession, name, fn)
+        if not event.contains(maker, name, fn):
+            event.listen(maker, name, fn)

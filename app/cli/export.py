@@ -20,16 +20,15 @@ DatabaseUrl = Annotated[str | None, typer.Option("--database-url", help="Default
 
 
 def _deck(database_url: str | None) -> tuple[list[CardDoc], Verdicts]:
-    from sqlmodel import Session
 
     from app.core.config import settings
-    from app.core.db import get_engine
+    from app.core.db import get_engine, new_session
     from app.export.deck import load_docs, load_verdicts
     from app.models.migrate import init_db
 
     engine = get_engine(database_url or settings.DATABASE_URL)
     init_db(engine)
-    with Session(engine) as session:
+    with new_session(engine) as session:
         docs, verdicts = load_docs(session), load_verdicts(session)
     if not docs:
         err.print("[red]error[/red] the database has no cards: run `proofdeck sync` first.")

@@ -25,10 +25,9 @@ def register(group: typer.Typer) -> None:
         """Read the Spaced Repetition plugin's scheduling comments in the exported notes and store each as
         USER's FSRS state of that follow-up, unless the server's state is as new or newer. Comments it
         cannot use are listed (exit code 1); the others are still imported, all in one transaction."""
-        from sqlmodel import Session
 
         from app.core.config import settings
-        from app.core.db import get_engine
+        from app.core.db import get_engine, new_session
         from app.export.obsidian_state import read_vault
         from app.models.migrate import init_db
         from app.review.obsidian_import import UnknownUser, find_user, import_reviews
@@ -39,7 +38,7 @@ def register(group: typer.Typer) -> None:
         engine = get_engine(database_url or settings.DATABASE_URL)
         init_db(engine)
         try:
-            with Session(engine) as session:
+            with new_session(engine) as session:
                 user_id = find_user(session, user).id
         except UnknownUser as exc:
             err.print(f"error: {exc}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 
+from app.core.db import new_session
 from app.core.served import base_url as served_base
 from app.core.served import login_link
 
@@ -21,7 +22,6 @@ def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.
         password: bool = typer.Option(False, "--password", help="Also set a password (asked twice)."),
         database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
     """Create a user and print its API token once (only its hash is stored)."""
-    from sqlmodel import Session
 
     from app.auth.users import UserError, create_user
     from app.core.config import settings
@@ -32,7 +32,7 @@ def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.
     engine = get_engine(database_url or settings.DATABASE_URL)
     init_db(engine)
     try:
-        with Session(engine) as session, session.begin():
+        with new_session(engine) as session, session.begin():
             user, token = create_user(session, name, is_admin=admin, password=secret)
     except UserError as exc:
         err.print(f"[red]error[/red] {exc}")
@@ -46,7 +46,7 @@ def add(name: str = typer.Argument(..., help="Username (letters, digits, '_', '.
 def link(name: str = typer.Argument(..., help="Username of an existing user."),
          database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
     """Print a fresh login link for NAME (a new token; the user's other tokens and sessions keep working)."""
-    from sqlmodel import Session, select
+    from sqlmodel import select
 
     from app.auth.users import issue_token
     from app.core.config import settings
@@ -57,7 +57,7 @@ def link(name: str = typer.Argument(..., help="Username of an existing user."),
     url = database_url or settings.DATABASE_URL
     engine = get_engine(url)
     init_db(engine)
-    with Session(engine) as session, session.begin():
+    with new_session(engine) as session, session.begin():
         user = session.exec(select(User).where(User.username == name)).first()
         if user is None:
             err.print(f"[red]error[/red] no user {name!r}; `proofdeck user add {name}` creates one")
@@ -71,7 +71,7 @@ def link(name: str = typer.Argument(..., help="Username of an existing user."),
 def logout(name: str = typer.Argument(..., help="Username."),
            database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
     """Log NAME out everywhere: end every web session (API tokens stay valid)."""
-    from sqlmodel import Session, select
+    from sqlmodel import select
 
     from app.auth.sessions import revoke_all
     from app.core.config import settings
@@ -81,7 +81,7 @@ def logout(name: str = typer.Argument(..., help="Username."),
 
     engine = get_engine(database_url or settings.DATABASE_URL)
     init_db(engine)
-    with Session(engine) as session, session.begin():
+    with new_session(engine) as session, session.begin():
         user = session.exec(select(User).where(User.username == name)).first()
         if user is None or user.id is None:
             err.print(f"[red]error[/red] no user {name!r}; `proofdeck user add {name}` creates one")

@@ -42,10 +42,9 @@ def register(cli: typer.Typer) -> None:
     ) -> None:
         """Judge every card claim by running ZeRO-1/2/3 on torch.distributed; store the verdicts."""
         from pydantic import ValidationError
-        from sqlmodel import Session
 
         from app.core.config import settings
-        from app.core.db import get_engine
+        from app.core.db import get_engine, new_session
         from app.deck.verdicts import store_verdicts
         from app.models.migrate import init_db
         from app.verification.runner import VerifyRunError, run_verify
@@ -68,7 +67,7 @@ def register(cli: typer.Typer) -> None:
             json_file.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         engine = get_engine(database_url or settings.DATABASE_URL)
         init_db(engine)
-        with Session(engine) as session:
+        with new_session(engine) as session:
             try:
                 run = store_verdicts(session, data)
             except ValidationError as exc:

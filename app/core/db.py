@@ -1,17 +1,23 @@
-"""Engine and sessions. SQLite gets WAL + a busy timeout; PostgreSQL uses the same code."""
+"""Engine and sessions. SQLite gets WAL + a busy timeout; PostgreSQL uses the same code.
+
+The app makes every session with :func:`new_session` (one ``sessionmaker`` per engine, :func:`session_factory`): the
+session listeners the app needs (the review queues, the sign-in cache) are installed by ``create_app`` on
+that engine's sessionmaker, so they fire for the app's sessions on that engine only, never for a session
+that other code (a test, a script, another engine) makes with ``Session(...)``. Nothing is registered at
+import. ``tests/core/test_sessions.py`` fails on a ``Session(...)`` constructed elsewhere in ``app/``.
+"""
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
-from fastapi import Request
 from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.orm import sessionmaker
 from sqlmodel import Session, create_engine
 
 from app.core.config import settings
@@ -80,7 +86,23 @@ def dispose_engines() -> None:
         _engines.popitem()[1].dispose()
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """A session on the engine of the app serving this request (``app.state.engine``)."""
-    with Session(request.app.state.engine) as session:
-        yield session
+_makers: weakref.WeakKeyDictionary[Engine, sessionmaker[Session]] = weakref.WeakKeyDictionary()
+_makers_guard = threading.Lock()
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """The app's session factory of ``engine`` (one per engine object, gone with it): where ``create_app``
+    installs the session listeners (``event.listen(session_factory(engine), ...)``)."""
+    found = _makers.get(engine)
+    if found is None:
+        with _makers_guard:
+            found = _makers.setdefault(engine, sessionmaker(bind=engine, class_=Session))
+    return found
+
+
+def new_session(engine: Engine, *, bind: Connection | None = None, expire_on_commit: bool = True) -> Session:
+    """A new session of the app on ``engine`` (``bind``: on that connection of it instead)."""
+    maker = session_factory(engine)
+    if bind is not None:
+        return maker(bind=bind, expire_on_commit=expire_on_commit)
+    return maker(expire_on_commit=expire_on_commit)

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from app.core.db import BUSY_TIMEOUT_MS, write_lock
+from app.core.db import BUSY_TIMEOUT_MS, new_session, write_lock
 
 T = TypeVar("T")
 RETRIES = 5
@@ -43,7 +43,7 @@ def run_write(engine: Engine, work: Callable[[Session], T], *, release: Session 
     lock = write_lock(engine)
     for attempt in range(RETRIES):
         try:
-            with lock if lock is not None else nullcontext(), Session(engine, expire_on_commit=False) as session:
+            with lock if lock is not None else nullcontext(), new_session(engine, expire_on_commit=False) as session:
                 if lock is not None:
                     session.connection().exec_driver_sql("BEGIN IMMEDIATE")
                 result = work(session)
@@ -69,7 +69,7 @@ def try_write_now(engine: Engine, work: Callable[[Session], T]) -> T | object:
     if lock is None or not lock.acquire(blocking=False):
         return NOT_NOW
     try:
-        with Session(engine, expire_on_commit=False) as session:
+        with new_session(engine, expire_on_commit=False) as session:
             conn = session.connection()
             raw = conn.connection.dbapi_connection
             assert raw is not None

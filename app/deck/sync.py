@@ -13,12 +13,13 @@ from typing import Any
 
 from sqlalchemy import insert
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, SQLModel, col, delete, select
+from sqlmodel import SQLModel, col, delete, select
 
 from app.cards.cardfile import MAX_FILE_BYTES, content_hash, decode_card_bytes, load_card_text
 from app.cards.claim_lint import lint_claims
 from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
+from app.core.db import new_session
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.models.clock import deck_changed
 from app.render.math import math_problems
@@ -168,7 +169,7 @@ def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True) -> 
     seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way."""
     report = SyncReport()
     docs = load_deck(cards_dir, report.claim_notes if claim_notes else None)
-    with Session(engine) as session, session.begin():
+    with new_session(engine) as session, session.begin():
         existing = {c.slug: c for c in session.exec(select(Card))}
         changed: list[tuple[Card, CardSource]] = []
         for source in docs:

@@ -17,10 +17,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
-from app.models.review import ChangeClock
+from app.models.tables import CLOCK
 
 DECK = "deck"
-_TABLE: Any = ChangeClock.__table__  # type: ignore[attr-defined]
 
 
 def user_scope(user_id: int) -> str:
@@ -30,9 +29,9 @@ def user_scope(user_id: int) -> str:
 @lru_cache(maxsize=4)
 def _bump_statement(dialect: str) -> Any:
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    stmt = insert(_TABLE).values(name=bindparam("name"), rev=1)
-    return stmt.on_conflict_do_update(index_elements=[_TABLE.c.name],
-                                      set_={"rev": _TABLE.c.rev + 1}).returning(_TABLE.c.rev)
+    stmt = insert(CLOCK).values(name=bindparam("name"), rev=1)
+    return stmt.on_conflict_do_update(index_elements=[CLOCK.c.name],
+                                      set_={"rev": CLOCK.c.rev + 1}).returning(CLOCK.c.rev)
 
 
 def bump(conn: Connection, name: str) -> int:
@@ -42,7 +41,7 @@ def bump(conn: Connection, name: str) -> int:
 
 @lru_cache(maxsize=1)
 def _read_statement() -> Any:
-    return select(_TABLE.c.name, _TABLE.c.rev).where(_TABLE.c.name.in_(bindparam("names", expanding=True)))
+    return select(CLOCK.c.name, CLOCK.c.rev).where(CLOCK.c.name.in_(bindparam("names", expanding=True)))
 
 
 def read(conn: Connection, *names: str) -> dict[str, int]:

@@ -9,10 +9,11 @@ what the routes, the pages, the CLI and the tests call. It owns everything on th
   (:meth:`ReviewEngine.answer`, :meth:`ReviewEngine.write`, :meth:`ReviewEngine.update_settings`), so no
   writer on this path can forget it; writers elsewhere (sync, user deletion, the Obsidian import) mark their
   transaction with ``app.models.clock.deck_changed`` / ``user_changed``;
-- the process-wide policies it needs, registered by :meth:`ReviewEngine.install` (called by
-  ``create_app``; nothing is registered at import): the session listeners that drop this process's queues
-  when another writer's transaction commits, and the GC policy (a deck loaded into memory is frozen out
-  of the cyclic collector, ``app.core.memory``).
+- what it needs installed, by :meth:`ReviewEngine.install` (called by ``create_app``; nothing is
+  registered at import): the session listeners that drop this process's queues when another writer's
+  transaction commits, on the app's sessionmaker of its database engine (``app.core.db.session_factory``: a
+  session made otherwise, or on another engine, never fires them), and the GC policy of its queues (a
+  deck loaded into memory is frozen out of the cyclic collector, ``app.core.memory``).
 
 Later steps of the daily loop (undo, bury, suspend) are methods of this class and go through
 :meth:`write`, so they get the clock bump and the queue update for free.
@@ -60,10 +61,10 @@ from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.core.db import new_session, session_factory
 from app.core.memory import freeze_long_lived
 from app.core.vocab import settings_errors
 from app.core.writes import run_write
@@ -80,7 +81,6 @@ from app.srs.scheduler import now_utc
 
 T = TypeVar("T")
 
-_installed = False
 _install_lock = threading.Lock()
 
 
@@ -96,17 +96,17 @@ class ReviewEngine:
 
     # ------------------------------------------------------------------ process-wide set-up
 
-    @staticmethod
-    def install() -> None:
-        """Register the session listeners and the GC policy the engines need (idempotent; ``create_app``)."""
-        global _installed
+    def install(self) -> ReviewEngine:
+        """Install what this engine needs on its database engine (idempotent; ``create_app`` calls it): the
+        session listeners, on the app's sessionmaker of ``db`` (``app.core.db.session_factory``), so only the app's
+        sessions on this database fire them; and the GC policy of its queues. Returns the engine."""
+        maker = session_factory(self.db)
         with _install_lock:
-            if _installed:
-                return
-            event.listen(OrmSession, "after_commit", queue_mod.after_commit)
-            event.listen(OrmSession, "after_rollback", queue_mod.after_rollback)
-            queue_mod.on_deck_loaded(freeze_long_lived)  # the deck lives until the next sync
-            _installed = True
+            for name, fn in (("after_commit", queue_mod.after_commit), ("after_rollback", queue_mod.after_rollback)):
+                if not event.contains(maker, name, fn):
+                    event.listen(maker, name, fn)
+            self.queues.deck_loaded = freeze_long_lived  # the deck lives until the next sync
+        return self
 
     # ------------------------------------------------------------------ reading
 
@@ -126,7 +126,7 @@ class ReviewEngine:
 
     def prefs(self, user_id: int) -> Prefs:
         """The user's review settings as stored (defaults when none); blocks on the database."""
-        with Session(self.db) as session:
+        with new_session(self.db) as session:
             return Prefs.of(settings_for(session, user_id))
 
     # ------------------------------------------------------------------ writing

@@ -25,36 +25,18 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.core.vocab import STATE_NAMES
 from app.core.writes import NOT_NOW, run_write, try_write_now
 from app.models import clock
-from app.models.card import Card
-from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
-from app.models.user import UserSettings
+from app.models.tables import CARDS, ITEMS, LOGS, SETTINGS, SHOWINGS, STATES
 from app.review.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
-from app.review.queue import STATE_FIELDS, StateRow, queues
+from app.review.queue import queues
 from app.srs import drills
 from app.srs.items import drill_faces
 from app.srs.prefs import Prefs
-from app.srs.scheduler import (
-    InvalidRating,
-    as_utc,
-    card_columns,
-    card_from_columns,
-    card_json,
-    make_scheduler,
-    parse_rating,
-    review,
-    to_db,
-)
+from app.srs.scheduler import InvalidRating, as_utc, make_scheduler, parse_rating, review, to_db
+from app.srs.state import STATE_FIELDS, StateRow, fsrs_card, state_public
 
 MAX_KEY = 128
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
-_ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
-_CARDS: Any = Card.__table__  # type: ignore[attr-defined]
-_LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
-_SHOWINGS: Any = DrillShowing.__table__  # type: ignore[attr-defined]
-_SETTINGS: Any = UserSettings.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,22 +65,12 @@ class Answer:
 Outcome = dict[str, Any] | ReviewError | InvalidRating
 
 
-def state_public(state: Any) -> dict[str, Any] | None:
-    """A state (ORM row, :class:`StateRow`, anything with its fields) as the API shows it."""
-    if state is None:
-        return None
-    return {"state": STATE_NAMES.get(state.state, str(state.state)), "due": as_utc(state.due).isoformat(),
-            "stability": state.stability, "difficulty": state.difficulty, "reps": state.reps,
-            "lapses": state.lapses,
-            "last_review": as_utc(state.last_review).isoformat() if state.last_review else None}
-
-
 @lru_cache(maxsize=1)
 def _items_statement() -> Any:
     """The answered items, their card's ``retired`` and the user's state of each (``state_id`` None: new)."""
-    st, it, ca = _STATES.c, _ITEMS.c, _CARDS.c
-    joined = (_ITEMS.join(_CARDS, ca.id == it.card_id)
-              .outerjoin(_STATES, and_(st.item_id == it.id, st.user_id == bindparam("uid"))))
+    st, it, ca = STATES.c, ITEMS.c, CARDS.c
+    joined = (ITEMS.join(CARDS, ca.id == it.card_id)
+              .outerjoin(STATES, and_(st.item_id == it.id, st.user_id == bindparam("uid"))))
     return (core_select(it.id.label("item_id"), it.kind, it.key, it.lang, it.retired,
                         ca.retired.label("card_retired"), st.id.label("state_id"), *(st[c] for c in STATE_FIELDS))
             .select_from(joined).where(it.id.in_(bindparam("items", expanding=True))))
@@ -107,28 +79,28 @@ def _items_statement() -> Any:
 @lru_cache(maxsize=1)
 def _lock_statement() -> Any:
     """PostgreSQL: concurrent answers of one item (from other processes) queue on its state row."""
-    st = _STATES.c
+    st = STATES.c
     return (core_select(st.id).where(st.user_id == bindparam("uid"), st.item_id.in_(bindparam("items", expanding=True)))
             .order_by(st.id).with_for_update())
 
 
 @lru_cache(maxsize=1)
 def _replay_statement() -> Any:
-    lg = _LOGS.c
+    lg = LOGS.c
     return core_select(lg.id, lg.item_id, lg.idempotency_key, lg.response).where(
         lg.user_id == bindparam("uid"), lg.idempotency_key.in_(bindparam("keys", expanding=True)))
 
 
 @lru_cache(maxsize=1)
 def _settings_statement() -> Any:
-    s = _SETTINGS.c
+    s = SETTINGS.c
     return core_select(s.language, s.new_per_day, s.desired_retention, s.parameters).where(
         s.user_id == bindparam("uid"))
 
 
 @lru_cache(maxsize=1)
 def _state_update() -> Any:
-    return core_update(_STATES).where(_STATES.c.id == bindparam("sid"))
+    return core_update(STATES).where(STATES.c.id == bindparam("sid"))
 
 
 def _replay(log_id: int, logged_item: int, response: dict[str, Any], a: Answer) -> Outcome:
@@ -222,17 +194,12 @@ class _Batch:
             grade = parse_rating(a.rating)
         scheduler = make_scheduler(parameters=list(prefs.parameters) if prefs.parameters else None,
                                    desired_retention=prefs.desired_retention, fuzz=a.fuzz)
-        before = card_from_columns(a.item_id, None if state is None else {
-            "state": state.state, "step": state.step, "stability": state.stability,
-            "difficulty": state.difficulty, "due": state.due, "last_review": state.last_review})
+        before = fsrs_card(a.item_id, state)
         after = review(before, grade, when=a.now, scheduler=scheduler, duration_ms=a.duration_ms)
-        columns = card_columns(after)
-        reps = (0 if state is None else state.reps) + 1
-        lapses = (0 if state is None else state.lapses) + (int(grade) == 1 and int(before.state) == 2)
-        new_row = StateRow(reps=reps, lapses=lapses, **columns)
+        new_row = StateRow.after(after, before=state, rating=int(grade))
         current[a.item_id] = new_row
         target = (a.user_id, a.item_id)
-        values = {"reps": reps, "lapses": lapses, **columns}
+        values = new_row.columns()
         if target in self.pending.inserts:  # answered twice in this batch, new the first time
             self.pending.inserts[target].update(values)
         elif row.state_id is None:
@@ -249,19 +216,19 @@ class _Batch:
             "user_id": a.user_id, "item_id": a.item_id, "rating": int(grade), "typed_answer": a.typed,
             "correct": correct, "showing_id": a.showing_id if row.kind == "drill" else None,
             "duration_ms": a.duration_ms, "reviewed_at": to_db(a.now), "was_new": state is None,
-            "prev_state": None if state is None else int(before.state),
-            "state_before": None if state is None else card_json(before), "state_after": card_json(after),
+            "prev_state": None if state is None else state.state,
+            "state_before": None if state is None else state.log_json(), "state_after": new_row.log_json(),
             "idempotency_key": a.key, "response": response}))
 
     def _drill(self, a: Answer) -> tuple[Any, bool, dict[str, Any]]:
         if a.typed is None or a.showing_id is None:
             raise BadAnswer(f"review item {a.item_id} is a drill: send typed_answer and the showing_id from "
                             "GET /api/review/next (not a rating)")
-        showing = self.conn.execute(core_select(_SHOWINGS.c.user_id, _SHOWINGS.c.item_id, _SHOWINGS.c.params)
-                                    .where(_SHOWINGS.c.id == a.showing_id)).first()
+        showing = self.conn.execute(core_select(SHOWINGS.c.user_id, SHOWINGS.c.item_id, SHOWINGS.c.params)
+                                    .where(SHOWINGS.c.id == a.showing_id)).first()
         if showing is None or showing.user_id != a.user_id or showing.item_id != a.item_id:
             raise ShowingNotFound(a.showing_id, a.item_id)
-        used = self.conn.execute(core_select(_LOGS.c.id).where(_LOGS.c.showing_id == a.showing_id)).first()
+        used = self.conn.execute(core_select(LOGS.c.id).where(LOGS.c.showing_id == a.showing_id)).first()
         if used is not None or a.showing_id in self.shown:
             raise ShowingUsed(a.showing_id)
         try:
@@ -277,12 +244,12 @@ class _Batch:
     def _write(self) -> None:
         conn, p = self.conn, self.pending
         if p.inserts:
-            conn.execute(_STATES.insert(), list(p.inserts.values()))
+            conn.execute(STATES.insert(), list(p.inserts.values()))
         if p.updates:
             conn.execute(_state_update(), list(p.updates.values()))
         if p.logs:
             # one executemany (RETURNING would run a statement per row on SQLite), then the ids
-            conn.execute(_LOGS.insert(), [row for _i, row in p.logs])
+            conn.execute(LOGS.insert(), [row for _i, row in p.logs])
             for (i, _row), log_id in zip(p.logs, self._log_ids(), strict=True):
                 out = self.out[i]
                 assert isinstance(out, dict)

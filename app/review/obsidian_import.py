@@ -41,17 +41,16 @@ from sqlmodel import Session
 
 from app.core.writes import run_write
 from app.export.obsidian_state import Problem, VaultState
-from app.models.card import Card
 from app.models.clock import user_changed
-from app.models.review import ItemState, ReviewItem
+from app.models.tables import CARDS, ITEMS, STATES
 from app.models.user import User
-from app.srs.scheduler import as_utc, to_db
+from app.srs.scheduler import as_utc
+from app.srs.state import StateRow
 
 NEW_CARD_DATE = "2000-01-01"  # the plugin's due date for a card never reviewed
 MIN_EASE, MAX_EASE = 130, 370  # the plugin's difficultyToEase range
 REVIEW = 2
 _SM2 = re.compile(r"^(\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4}),(\d{1,6}),(\d{1,4})$")
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
 
 
 class UnknownUser(LookupError):
@@ -172,10 +171,10 @@ def find_user(session: Session, username: str) -> User:
 
 
 def _items(session: Session, slugs: list[str]) -> dict[tuple[str, str], Any]:
-    it, ca = ReviewItem.__table__.c, Card.__table__.c  # type: ignore[attr-defined]
+    it, ca = ITEMS.c, CARDS.c
     rows = session.connection().execute(
         select(ca.slug, it.key, it.id, it.lang, it.retired, ca.retired.label("card_retired"))
-        .select_from(ReviewItem.__table__.join(Card.__table__, ca.id == it.card_id))  # type: ignore[attr-defined]
+        .select_from(ITEMS.join(CARDS, ca.id == it.card_id))
         .where(and_(ca.slug.in_(slugs), it.kind == "followup")))
     return {(r.slug, r.key): r for r in rows}
 
@@ -200,7 +199,7 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportRep
         conn = session.connection()
         items = _items(session, sorted({slug for slug, _, _ in parsed}))
         ids = [r.id for r in items.values()]
-        query = select(_STATES).where(_STATES.c.user_id == user_id, _STATES.c.item_id.in_(ids))
+        query = select(STATES).where(STATES.c.user_id == user_id, STATES.c.item_id.in_(ids))
         if conn.dialect.name != "sqlite":  # SQLite: run_write already serialises writers
             query = query.with_for_update()
         current = {r.item_id: r for r in conn.execute(query)}
@@ -220,19 +219,20 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportRep
             if old is not None and old.last_review is not None and as_utc(old.last_review) >= s.last_review:
                 report.kept_server.append(name)
                 continue
-            values = {"state": s.state, "step": s.step, "stability": s.stability, "difficulty": s.difficulty,
-                      "due": to_db(s.due), "last_review": to_db(s.last_review),
-                      "reps": s.reps if s.reps is not None else (old.reps if old is not None else 0) + 1,
-                      "lapses": s.lapses if s.lapses is not None else (old.lapses if old is not None else 0)}
+            values = StateRow(state=s.state, step=s.step, stability=s.stability, difficulty=s.difficulty,
+                              due=s.due, last_review=s.last_review,
+                              reps=s.reps if s.reps is not None else (old.reps if old is not None else 0) + 1,
+                              lapses=s.lapses if s.lapses is not None else (old.lapses if old is not None else 0),
+                              ).columns()
             if old is None:
                 inserts.append({"user_id": user_id, "item_id": row.id, "live": True, "lang": row.lang, **values})
             else:
                 updates.append({"sid": old.id, **values})
             report.applied.append(name)
         if inserts:
-            conn.execute(_STATES.insert(), inserts)
+            conn.execute(STATES.insert(), inserts)
         if updates:
-            conn.execute(update(_STATES).where(_STATES.c.id == bindparam("sid")), updates)
+            conn.execute(update(STATES).where(STATES.c.id == bindparam("sid")), updates)
         if inserts or updates:
             user_changed(session, user_id)
 

@@ -32,25 +32,20 @@ from sqlalchemy import bindparam, func
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session as OrmSession
-from sqlmodel import Session
 from sqlmodel.sql.sqltypes import UTCDateTime
 
+from app.core.db import new_session
 from app.core.vocab import LANGUAGES as LANGS
 from app.core.vocab import lang_matches
 from app.models import clock
-from app.models.card import Card
-from app.models.review import ItemState, ReviewItem, ReviewLog
+from app.models.tables import CARDS, ITEMS, LOGS, STATES
 from app.srs.scheduler import as_utc, day_start, to_db
+from app.srs.state import STATE_FIELDS, StateRow
 from app.verification.store import CardVerdicts, card_verdicts
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
 RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
-STATE_FIELDS = ("state", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
-_ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
-_CARDS: Any = Card.__table__  # type: ignore[attr-defined]
-_LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,33 +62,6 @@ class LiveItem:
     title_en: str
     source_text: str
     verdicts: CardVerdicts = CardVerdicts()  # the card's latest verdicts (marks, misconception drills)
-
-
-@dataclass(frozen=True, slots=True)
-class StateRow:
-    """One user's FSRS state of one item, as stored (``due`` aware UTC)."""
-
-    state: int
-    step: int | None
-    stability: float | None
-    difficulty: float | None
-    due: datetime
-    last_review: datetime | None
-    reps: int
-    lapses: int
-
-    def as_tuple(self) -> tuple[Any, ...]:
-        return (self.state, self.step, self.stability, self.difficulty, self.due, self.last_review, self.reps,
-                self.lapses)
-
-    @classmethod
-    def of(cls, values: Any) -> StateRow:
-        """From a row or mapping with the :data:`STATE_FIELDS` columns."""
-        m = values if isinstance(values, dict) else values._mapping
-        last = m["last_review"]
-        return cls(state=int(m["state"]), step=m["step"], stability=m["stability"], difficulty=m["difficulty"],
-                   due=as_utc(m["due"]), last_review=as_utc(last) if last is not None else None,
-                   reps=int(m["reps"] or 0), lapses=int(m["lapses"] or 0))
 
 
 _DUE = STATE_FIELDS.index("due")
@@ -149,32 +117,32 @@ class Pick:
 
 @lru_cache(maxsize=1)
 def _deck_statement() -> Any:
-    it, ca = _ITEMS.c, _CARDS.c
+    it, ca = ITEMS.c, CARDS.c
     return (core_select(it.id, it.kind, it.key, it.lang, ca.id.label("card_id"), ca.slug, ca.title_zh,
                         ca.title_en, ca.source_text)
-            .select_from(_ITEMS.join(_CARDS, ca.id == it.card_id))
+            .select_from(ITEMS.join(CARDS, ca.id == it.card_id))
             .where(it.retired.is_(False), ca.retired.is_(False)).order_by(it.position, it.id))
 
 
 @lru_cache(maxsize=1)
 def _states_statement() -> Any:
-    st = _STATES.c
+    st = STATES.c
     return core_select(st.item_id, st.lang, *(st[c] for c in STATE_FIELDS)).where(
         st.user_id == bindparam("uid"), st.live.is_(True))
 
 
 @lru_cache(maxsize=1)
 def _new_today_statement() -> Any:
-    lg = _LOGS.c
+    lg = LOGS.c
     day: Any = bindparam("day", type_=UTCDateTime())
-    return core_select(func.count()).select_from(_LOGS).where(
+    return core_select(func.count()).select_from(LOGS).where(
         lg.user_id == bindparam("uid"), lg.was_new.is_(True), lg.reviewed_at >= day)
 
 
 def load_deck(conn: Connection, rev: int) -> DeckIndex:
     items: dict[int, LiveItem] = {}
     order: dict[str, list[int]] = {lang: [] for lang in LANGS}
-    with Session(bind=conn) as session:
+    with new_session(conn.engine, bind=conn) as session:
         verdicts = card_verdicts(session)
     for r in conn.execute(_deck_statement()):
         item = LiveItem(id=r.id, kind=r.kind, key=r.key, lang=r.lang, card_id=r.card_id, slug=r.slug,
@@ -225,6 +193,7 @@ class Queues:
         # whose rows were read before they committed
         # (the states as plain tuples, which the garbage collector stops tracking)
         self._recent: dict[int, deque[tuple[int, list[Change]]]] = {}
+        self.deck_loaded: Callable[[], None] | None = None  # called after each deck is loaded into memory
 
     @property
     def engine(self) -> Engine:
@@ -263,8 +232,8 @@ class Queues:
                     q = self._users.get((user_id, lang))
                 if deck is None:
                     deck = load_deck(conn, revs[clock.DECK])
-                    for hook in _DECK_LOADED:  # the GC policy (app.review.engine installs it)
-                        hook()
+                    if self.deck_loaded is not None:  # the GC policy (ReviewEngine.install sets it)
+                        self.deck_loaded()
                 if q is None or q.rev != revs[scope] or q.deck.rev != deck.rev or q.day != day_start(now):
                     q = load_user(conn, deck, user_id, lang, revs[scope], now)
             with self._lock:
@@ -345,13 +314,6 @@ class Queues:
 
 
 _registry: weakref.WeakKeyDictionary[Engine, Queues] = weakref.WeakKeyDictionary()
-_DECK_LOADED: list[Callable[[], None]] = []
-
-
-def on_deck_loaded(hook: Callable[[], None]) -> None:
-    """Call ``hook()`` after each deck is loaded into memory (``ReviewEngine.install``: the GC freeze)."""
-    if hook not in _DECK_LOADED:
-        _DECK_LOADED.append(hook)
 _registry_lock = threading.Lock()
 
 
@@ -368,9 +330,9 @@ def queues(engine: Engine) -> Queues:
 
 
 def after_commit(session: OrmSession) -> None:
-    """Session listener (installed by :meth:`app.review.engine.ReviewEngine.install`): a committed
-    transaction marked by :func:`app.models.clock.deck_changed` / ``user_changed`` drops this process's
-    queues of that database."""
+    """Session listener, installed on the app's sessionmaker of an engine by
+    :meth:`app.review.engine.ReviewEngine.install`: a committed transaction marked by
+    :func:`app.models.clock.deck_changed` / ``user_changed`` drops this process's queues of that database."""
     forget = session.info.pop(clock.FORGET, None)
     if not forget:
         return

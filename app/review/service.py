@@ -19,13 +19,13 @@ from app.core.writes import run_write
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.review.errors import ItemNotFound
-from app.review.grading import state_public
 from app.review.queue import Pick
 from app.srs import drills
 from app.srs.items import drill_faces, faces
 from app.srs.misconceptions import card_marks, misconception_faces
 from app.srs.prefs import settings_for
 from app.srs.scheduler import as_utc, to_db
+from app.srs.state import StateRow, state_public
 from app.verification.store import one_card_verdicts
 
 
@@ -36,7 +36,7 @@ def _live(lang: str) -> list[Any]:
     return conds
 
 
-def item_view(session: Session, user_id: int, item: Any, card: Any, state: Any) -> dict[str, Any]:
+def item_view(session: Session, user_id: int, item: Any, card: Any, state: StateRow | None) -> dict[str, Any]:
     """What the quiz shows for ``item`` of ``card`` (rows or anything with their fields); a drill gets a
     fresh showing (its numbers stored server-side), written after closing ``session``'s connection."""
     card = SimpleNamespace(id=card.id, slug=card.slug, title_zh=card.title_zh, title_en=card.title_en,
@@ -44,7 +44,7 @@ def item_view(session: Session, user_id: int, item: Any, card: Any, state: Any) 
     return _render(session.get_bind(), user_id, item, card, state, release=session)  # type: ignore[arg-type]
 
 
-def _render(engine: Engine, user_id: int, item: Any, card: Any, state: Any,
+def _render(engine: Engine, user_id: int, item: Any, card: Any, state: StateRow | None,
             release: Session | None = None) -> dict[str, Any]:
     showing_id = None
     if item.kind == "drill":
@@ -106,7 +106,8 @@ def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[s
         .where(ReviewItem.card_id == card.id, ReviewItem.kind == "followup", *_live(st.language),
                or_(col(ItemState.id).is_(None), col(ItemState.due) <= to_db(now)))
         .order_by(col(ReviewItem.position))).all()
-    followups = [item_view(session, user_id, fu, card, state) for fu, state in rows]
+    followups = [item_view(session, user_id, fu, card, None if state is None else StateRow.of(state))
+                 for fu, state in rows]
     links = session.exec(select(CardLink).where(CardLink.card_id == card.id).order_by(col(CardLink.position))).all()
     slugs = [lk.target_slug for lk in links if lk.target_slug]
     known = {c.slug: c for c in session.exec(select(Card).where(col(Card.slug).in_(slugs),

@@ -31,15 +31,12 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from app.models import clock
-from app.models.card import Card, CardFollowUp, CardSection
+from app.models.tables import CARDS, FOLLOW_UPS, SECTIONS
 from app.search.text import tokens
 
 K1, B = 1.2, 0.75  # the usual BM25 constants (Lucene's defaults)
 LANG_FIELDS = {"zh": ("zh",), "en": ("en",), "both": ("zh", "en")}
 TITLE_WEIGHT, TAG_WEIGHT, QUESTION_WEIGHT = 3, 2, 2
-_CARDS: Any = Card.__table__  # type: ignore[attr-defined]
-_SECTIONS: Any = CardSection.__table__  # type: ignore[attr-defined]
-_FOLLOW_UPS: Any = CardFollowUp.__table__  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,14 +184,14 @@ def index_cards(cards: Sequence[CardText], rev: int, lang: str) -> SearchIndex:
 
 def read_cards(conn: Any) -> list[CardText]:
     """The live cards with their sections and follow-ups, in slug order (three queries)."""
-    rows = conn.execute(select(_CARDS).where(_CARDS.c.retired.is_(False)).order_by(_CARDS.c.slug)).all()
+    rows = conn.execute(select(CARDS).where(CARDS.c.retired.is_(False)).order_by(CARDS.c.slug)).all()
     live = {r.id for r in rows}
     sections: dict[int, list[tuple[str, str, str]]] = {}
-    for s in conn.execute(select(_SECTIONS).order_by(_SECTIONS.c.card_id, _SECTIONS.c.position)):
+    for s in conn.execute(select(SECTIONS).order_by(SECTIONS.c.card_id, SECTIONS.c.position)):
         if s.card_id in live:
             sections.setdefault(s.card_id, []).append((s.key, s.zh, s.en))
     follow_ups: dict[int, list[tuple[str, str, str, str, str]]] = {}
-    for f in conn.execute(select(_FOLLOW_UPS).order_by(_FOLLOW_UPS.c.card_id, _FOLLOW_UPS.c.position)):
+    for f in conn.execute(select(FOLLOW_UPS).order_by(FOLLOW_UPS.c.card_id, FOLLOW_UPS.c.position)):
         if f.card_id in live:
             follow_ups.setdefault(f.card_id, []).append(
                 (f.key, f.question_zh, f.question_en, f.answer_zh, f.answer_en))

@@ -14,12 +14,9 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 from sqlmodel.sql.sqltypes import UTCDateTime
 
-from app.models.review import ItemState, ReviewItem, ReviewLog
+from app.models.review import ItemState
+from app.models.tables import ITEMS, LOGS, STATES
 from app.srs.scheduler import day_start, to_db
-
-_STATES: Any = ItemState.__table__  # type: ignore[attr-defined]
-_ITEMS: Any = ReviewItem.__table__  # type: ignore[attr-defined]
-_LOGS: Any = ReviewLog.__table__  # type: ignore[attr-defined]
 
 
 def lang_filter(column: Any, lang: str) -> list[Any]:
@@ -42,13 +39,13 @@ def _counts_statement(lang: str) -> Any:
     uid: Any = bindparam("uid")
     now: Any = bindparam("now", type_=UTCDateTime())
     day: Any = bindparam("day", type_=UTCDateTime())
-    st, it, lg = _STATES.c, _ITEMS.c, _LOGS.c  # Core tables: no ORM layer on the hot path
+    st, it, lg = STATES.c, ITEMS.c, LOGS.c  # Core tables: no ORM layer on the hot path
     live = [st.user_id == uid, st.live.is_(True), *lang_filter(st.lang, lang)]
-    due = core_select(func.count()).select_from(_STATES).where(*live, st.due <= now).scalar_subquery()
-    seen = core_select(func.count()).select_from(_STATES).where(*live).scalar_subquery()
-    items = (core_select(func.count()).select_from(_ITEMS)
+    due = core_select(func.count()).select_from(STATES).where(*live, st.due <= now).scalar_subquery()
+    seen = core_select(func.count()).select_from(STATES).where(*live).scalar_subquery()
+    items = (core_select(func.count()).select_from(ITEMS)
              .where(it.retired.is_(False), *lang_filter(it.lang, lang)).scalar_subquery())
-    today = (core_select(func.count()).select_from(_LOGS)
+    today = (core_select(func.count()).select_from(LOGS)
              .where(lg.user_id == uid, lg.was_new.is_(True), lg.reviewed_at >= day).scalar_subquery())
     return core_select(due, seen, items, today)
 

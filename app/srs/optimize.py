@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
+from app.core.db import new_session
 from app.models.review import ReviewLog
 from app.models.user import User, UserSettings
 from app.srs.scheduler import as_utc, now_utc, to_db
@@ -39,7 +40,7 @@ class OptimizeResult:
 
 
 def optimize_user(engine: Engine, username: str, *, min_reviews: int = MIN_REVIEWS) -> OptimizeResult:
-    with Session(engine) as session:
+    with new_session(engine) as session:
         user = session.exec(select(User).where(User.username == username)).first()
         if user is None or user.id is None:
             raise UnknownUser(username)
@@ -55,7 +56,7 @@ def optimize_user(engine: Engine, username: str, *, min_reviews: int = MIN_REVIE
     fsrs_logs = [FsrsLog(card_id=log.item_id, rating=Rating(log.rating), review_datetime=as_utc(log.reviewed_at),
                          review_duration=log.duration_ms) for log in logs]
     parameters = [float(p) for p in Optimizer(fsrs_logs).compute_optimal_parameters()]
-    with Session(engine) as session, session.begin():
+    with new_session(engine) as session, session.begin():
         st = session.get(UserSettings, user_id) or UserSettings(user_id=user_id)
         st.parameters, st.optimized_reviews, st.optimized_at = parameters, len(logs), to_db(now_utc())
         session.add(st)

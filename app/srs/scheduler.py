@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
 
-from fsrs import Card, Rating, Scheduler, State
+from fsrs import Card, Rating, Scheduler
 
 RATING_LABELS = {1: ("重来", "Again"), 2: ("困难", "Hard"), 3: ("良好", "Good"), 4: ("简单", "Easy")}
 
@@ -55,30 +54,6 @@ def make_scheduler(*, parameters: list[float] | None = None, desired_retention: 
                    fuzz: bool = True) -> Scheduler:
     """A (cached, stateless) scheduler for a user's parameters and retention; defaults are FSRS-6's."""
     return _scheduler(tuple(parameters) if parameters else None, round(desired_retention, 4), fuzz)
-
-
-def card_from_columns(item_id: int, cols: dict[str, Any] | None) -> Card:
-    """An ``fsrs.Card`` from stored columns (None: a new card, due now)."""
-    if cols is None:
-        return Card(card_id=item_id)
-    return Card(card_id=item_id, state=State(cols["state"]), step=cols.get("step"),
-                stability=cols.get("stability"), difficulty=cols.get("difficulty"),
-                due=as_utc(cols["due"]),
-                last_review=as_utc(cols["last_review"]) if cols.get("last_review") else None)
-
-
-def card_columns(card: Card) -> dict[str, Any]:
-    """Columns of ``ItemState`` for a card (datetimes aware UTC)."""
-    return {"state": int(card.state), "step": card.step, "stability": card.stability,
-            "difficulty": card.difficulty, "due": to_db(card.due),
-            "last_review": to_db(card.last_review) if card.last_review else None}
-
-
-def card_json(card: Card) -> dict[str, Any]:
-    """The card as JSON for the review log (ISO datetimes with +00:00)."""
-    d: dict[str, Any] = dict(card.to_dict())
-    d.pop("card_id", None)
-    return d
 
 
 def review(card: Card, rating: Rating, *, when: datetime, scheduler: Scheduler,

@@ -17,6 +17,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from app.core.db import new_session
 from app.models.verification import VerificationRun
 from app.verification.store import store_report
 
@@ -31,7 +32,7 @@ def load_bundled_report(engine: Engine, path: Path, *, after: Callable[[Session]
         return f"no bundled verification report at {path}"
     raw = path.read_bytes()
     digest = hashlib.sha256(raw).hexdigest()[:16]
-    with Session(engine) as session:
+    with new_session(engine) as session:
         latest = session.exec(select(VerificationRun).where(VerificationRun.status == "done")
                               .order_by(col(VerificationRun.finished_at).desc(), col(VerificationRun.id).desc())
                               .limit(1)).first()

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, delete
+from sqlmodel import Session, col, delete, select
 
 from app.deck.sync import sync_cards
 from app.models.review import ItemState, ReviewLog
@@ -38,8 +38,7 @@ from app.review import queue
 from app.review.engine import ReviewEngine
 from app.srs.prefs import Prefs
 queue.CHECK_SECONDS = 0.0
-ReviewEngine.install()
-engine = ReviewEngine(make_engine(sys.argv[1]))
+engine = ReviewEngine(make_engine(sys.argv[1])).install()
 for line in sys.stdin:
     uid, now = line.split()
     out = asyncio.run(engine.next(int(uid), Prefs(new_per_day=100), datetime.fromisoformat(now)))
@@ -142,6 +141,26 @@ def test_a_user_deletion_is_seen_by_a_second_process(client: Any, second: Second
     r = client.delete(f"/api/users/{ada_id}", headers={"Authorization": f"Bearer {admin_token}"})
     assert r.status_code in (200, 204), r.text
     assert second.next(ada_id, soon)["due_now"] == 0
+
+
+def test_an_obsidian_review_import_is_seen_by_a_second_process(engine: Engine, tmp_path: Path,
+                                                              second: Second) -> None:
+    from app.export.obsidian_state import NoteState, VaultState
+    from app.models.card import Card
+    from app.models.review import ReviewItem
+    from app.review.obsidian_import import import_reviews
+
+    sync_cards(engine, _deck(tmp_path, ("alpha",)))
+    uid = new_user_id(engine, "ada")
+    later = T0 + timedelta(days=5)
+    assert (second.next(uid, later)["due_now"], second.next(uid, later)["new_left"]) == (0, 2)
+    with Session(engine) as s:
+        key = s.exec(select(ReviewItem.key).join(Card, col(Card.id) == ReviewItem.card_id)
+                     .where(Card.slug == "alpha", ReviewItem.kind == "followup")).one()
+    note = NoteState(path="proofdeck/alpha.md", slug="alpha", schedules={key: "!2026-03-04,3,250"}, lines={key: 9})
+    report = import_reviews(engine, uid, VaultState(notes={"alpha": note}))
+    assert report.applied == [f"alpha/{key}"], report.as_json()
+    assert (second.next(uid, later)["due_now"], second.next(uid, later)["new_left"]) == (1, 1)
 
 
 def _first_new(engine: Engine, uid: int) -> int:

@@ -19,7 +19,8 @@ from sqlalchemy.engine import Engine
 
 from app.deck.sync import sync_cards
 from app.review.errors import NotDue
-from app.srs.scheduler import as_utc, card_from_columns, make_scheduler, parse_rating, review
+from app.srs.scheduler import as_utc, make_scheduler, parse_rating, review
+from app.srs.state import StateRow
 from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
@@ -60,8 +61,8 @@ def test_as_utc_restores_the_exact_tzinfo_fsrs_demands() -> None:
     with pytest.raises(ValueError, match="timezone-aware and set to UTC"):
         _sched().review_card(Card(card_id=1), Rating.Good, review_datetime=naive)
     # a row read back from the database (naive) is usable once restored
-    card = card_from_columns(1, {"state": 2, "step": None, "stability": 2.3065, "difficulty": 2.1,
-                                 "due": naive, "last_review": naive - timedelta(days=2)})
+    card = StateRow.of({"state": 2, "step": None, "stability": 2.3065, "difficulty": 2.1, "due": naive,
+                        "last_review": naive - timedelta(days=2), "reps": 3, "lapses": 0}).card(1)
     assert review(card, Rating.Good, when=naive, scheduler=_sched()).due.tzinfo is UTC
 
 

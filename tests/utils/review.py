@@ -32,9 +32,8 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def review_engine(db: Engine, *, fuzz: bool = True) -> ReviewEngine:
-    """A review engine on ``db``, with the process-wide listeners ``create_app`` installs."""
-    ReviewEngine.install()
-    return ReviewEngine(db, fuzz=fuzz)
+    """A review engine on ``db``, with the listeners ``create_app`` installs on ``db``'s sessionmaker."""
+    return ReviewEngine(db, fuzz=fuzz).install()
 
 
 def engine_next(db: Engine, user_id: int, now: datetime, prefs: Prefs | None = None) -> dict[str, Any]:

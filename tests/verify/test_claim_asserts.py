@@ -23,10 +23,13 @@ from verify.judge import judge_parsed, symbolic
 DATA = Path(__file__).parent / "data" / "sweep_runs.json"
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 
+Runs = list[dict[str, Any]]  # the verify report's runs
+
 
 @pytest.fixture(scope="module")
-def runs() -> list[dict[str, Any]]:
-    return json.loads(DATA.read_text())["runs"]
+def runs() -> Runs:
+    runs: Runs = json.loads(DATA.read_text())["runs"]
+    return runs
 
 
 def verdicts(cards: Path, runs: list[dict[str, Any]], slug: str = "zero-sharding") -> dict[str, dict[str, Any]]:
@@ -47,7 +50,7 @@ def test_14psi_over_n_is_refuted_with_the_smallest_counterexample() -> None:
     assert out.counterexample == "N = 2: 8*Psi, claimed 7*Psi"
 
 
-def test_zero1_4x_is_conditional_on_a_derived_limit_with_the_value_at_each_measured_n(runs: list) -> None:
+def test_zero1_4x_is_conditional_on_a_derived_limit_with_the_value_at_each_measured_n(runs: Runs) -> None:
     j = judge_parsed(parse("reduction(ddp, zero1) == 4"), Evidence(runs))
     assert j.verdict == "conditional" and j.condition == "only as N → ∞"
     assert j.counterexample == "N = 2: 1.6, claimed 4"
@@ -60,7 +63,7 @@ def test_zero1_optimizer_4x_holds_only_at_the_solved_n() -> None:
     assert out is not None and (out.verdict, out.condition) == ("conditional", "only when N = 4")
 
 
-def test_zero2_2x_is_conditional_and_states_the_reference_it_reads(runs: list) -> None:
+def test_zero2_2x_is_conditional_and_states_the_reference_it_reads(runs: Runs) -> None:
     j = judge_parsed(parse("reduction(zero1, zero2) == 2"), Evidence(runs), reading="relative to ZeRO-1")
     assert j.verdict == "conditional"
     assert "only as N → ∞" in j.condition and "under the reading: relative to ZeRO-1" in j.condition
@@ -69,7 +72,7 @@ def test_zero2_2x_is_conditional_and_states_the_reference_it_reads(runs: list) -
     assert symbolic(parse("reduction(ddp, zero2) == 8")).condition == "only as N → ∞"  # type: ignore[union-attr]
 
 
-def test_a_reading_never_confirms(runs: list) -> None:
+def test_a_reading_never_confirms(runs: Runs) -> None:
     j = judge_parsed(parse("model_state_bytes(ddp) == 16*Psi"), Evidence(runs), reading="16Ψ of which 12Ψ")
     assert (j.verdict, j.condition) == ("conditional", "under the reading: 16Ψ of which 12Ψ")
 
@@ -90,7 +93,7 @@ def test_inequalities_and_ratios() -> None:
     assert v("approx(bubble_fraction(gpipe, p=4, m=8), 0.273)") == "confirmed"
 
 
-def test_a_measurement_that_disagrees_with_the_ledger_refutes(runs: list) -> None:
+def test_a_measurement_that_disagrees_with_the_ledger_refutes(runs: Runs) -> None:
     doctored = copy.deepcopy(runs)
     for r in doctored:
         if r["impl"] == "reference" and r["stage"] == "zero3":
@@ -100,7 +103,7 @@ def test_a_measurement_that_disagrees_with_the_ledger_refutes(runs: list) -> Non
     assert judge_parsed(parse("model_state_bytes(zero3) == 16*Psi/N"), Evidence(runs)).verdict == "confirmed"
 
 
-def test_measured_only_quantities_follow_the_data(runs: list) -> None:
+def test_measured_only_quantities_follow_the_data(runs: Runs) -> None:
     src = "collective_calls(zero3, all_gather, backward) == impl_collective_calls(fsdp2_reshard, all_gather, backward)"
     assert judge_parsed(parse(src), Evidence(runs)).verdict == "confirmed"
     doctored = copy.deepcopy(runs)
@@ -137,7 +140,7 @@ SEED = {  # verdicts the assertions must produce against the stored runs
 }
 
 
-def test_seed_card_claims_are_judged_by_their_asserts(runs: list) -> None:
+def test_seed_card_claims_are_judged_by_their_asserts(runs: Runs) -> None:
     got = verdicts(CARDS, runs)
     assert {k: got[k]["verdict"] for k in SEED} == SEED
     assert all(r["verdict"] in ("confirmed", "conditional", "refuted", "unverifiable") for r in got.values())
@@ -146,7 +149,7 @@ def test_seed_card_claims_are_judged_by_their_asserts(runs: list) -> None:
     assert [row["config"] for row in got["zero1-memory-4x"]["evaluated"]] == ["N=2", "N=4"]
 
 
-def test_zh_and_en_that_disagree_are_one_contradiction(runs: list) -> None:
+def test_zh_and_en_that_disagree_are_one_contradiction(runs: Runs) -> None:
     rows = contradictions(list(verdicts(CARDS, runs).values()))
     pairs = {(r["zh"]["claim_id"], r["en"]["claim_id"]) for r in rows}
     assert ("zh-total-14psi", "en-total-16psi") in pairs
@@ -190,7 +193,7 @@ def deck(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(("claim", "old", "new"), EDITS)
-def test_editing_prose_and_claim_text_gives_mismatch(deck: Path, runs: list, claim: str, old: str,
+def test_editing_prose_and_claim_text_gives_mismatch(deck: Path, runs: Runs, claim: str, old: str,
                                                      new: str) -> None:
     before = verdicts(deck, runs)[claim]["verdict"]
     _edit(deck, old, new, claim_too=True)
@@ -200,13 +203,13 @@ def test_editing_prose_and_claim_text_gives_mismatch(deck: Path, runs: list, cla
 
 
 @pytest.mark.parametrize(("claim", "old", "new"), EDITS)
-def test_editing_only_the_prose_makes_the_claim_stale(deck: Path, runs: list, claim: str, old: str,
+def test_editing_only_the_prose_makes_the_claim_stale(deck: Path, runs: Runs, claim: str, old: str,
                                                       new: str) -> None:
     _edit(deck, old, new, claim_too=False)
     assert verdicts(deck, runs)[claim]["verdict"] == "stale"
 
 
-def test_editing_the_assertion_with_the_text_is_judged(deck: Path, runs: list) -> None:
+def test_editing_the_assertion_with_the_text_is_judged(deck: Path, runs: Runs) -> None:
     card = deck / "zero-sharding.md"
     text = card.read_text(encoding="utf-8")
     text = text.replace(r"reduces memory by $4\times$", r"reduces memory by $8\times$")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.utils.starter import STARTER
@@ -28,7 +30,7 @@ def test_every_card_has_a_drill(slug: str) -> None:
         ("reduce-scatter-send", {"m_gb": 1, "n": 4, "backend": "ideal ring"}, 0.75),
     ],
 )
-def test_known_answers(key: str, params: dict, expected: float) -> None:
+def test_known_answers(key: str, params: dict[str, Any], expected: float) -> None:
     assert drills.answer(key, params) == pytest.approx(expected, rel=1e-12)
 
 

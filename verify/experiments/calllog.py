@@ -23,7 +23,8 @@ class CallLog(CommMeter):
         super().__init__()
         self.records: list[dict[str, Any]] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
         if func.namespace != "c10d":
             return super().__torch_dispatch__(func, types, args, kwargs)
         calls, payload = dict(self.calls), dict(self.payload_bytes)

@@ -151,7 +151,8 @@ class _Net(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         for b in self.blocks:
             x = torch.relu(b(x))
-        return self.head(x)
+        out: torch.Tensor = self.head(x)
+        return out
 
 
 def _local_numel(module: nn.Module) -> int:

@@ -72,7 +72,8 @@ class Layer(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x + self.proj(self.attention(self.ln1(x), self.qkv.weight, self.qkv.bias, self.heads))
-        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+        out: torch.Tensor = x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+        return out
 
 
 def _rows(w: torch.Tensor, r: int, t: int) -> torch.Tensor:
@@ -104,9 +105,10 @@ class TPLayer(nn.Module):
         return [self.qkv_w, self.proj_w, self.fc1_w, self.fc2_w]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        a = _CopyToTP.apply(self.ln1(x))
+        a = _CopyToTP.apply(self.ln1(x))  # type: ignore[no-untyped-call]
         a = self.attention(a, self.qkv_w, self.qkv_b, self.local_heads)
-        x = x + _ReduceFromTP.apply(F.linear(a, self.proj_w)) + self.proj_b
-        m = _CopyToTP.apply(self.ln2(x))
+        x = x + _ReduceFromTP.apply(F.linear(a, self.proj_w)) + self.proj_b  # type: ignore[no-untyped-call]
+        m = _CopyToTP.apply(self.ln2(x))  # type: ignore[no-untyped-call]
         m = F.gelu(F.linear(m, self.fc1_w, self.fc1_b))
-        return x + _ReduceFromTP.apply(F.linear(m, self.fc2_w)) + self.fc2_b
+        out: torch.Tensor = x + _ReduceFromTP.apply(F.linear(m, self.fc2_w)) + self.fc2_b  # type: ignore[no-untyped-call]
+        return out

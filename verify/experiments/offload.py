@@ -24,11 +24,12 @@ class _CrossPoolCopies(TorchDispatchMode):
     """Bytes written by ``copy_`` from one pool into the other (destination bytes)."""
 
     def __init__(self, device_ptrs: set[int], host_ptrs: set[int]) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.device_ptrs, self.host_ptrs = device_ptrs, host_ptrs
         self.down = self.up = 0
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
         if func is torch.ops.aten.copy_.default:
             dst, src = args[0], args[1]
             d, s = dst.untyped_storage().data_ptr(), src.untyped_storage().data_ptr()

@@ -57,12 +57,13 @@ class CommMeter(TorchDispatchMode):
     """Sums payload bytes per "kind/phase" key and counts calls while active."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.payload_bytes: Counter[str] = Counter()
         self.calls: Counter[str] = Counter()
         self.group_sizes: set[int] = set()
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
         if func.namespace == "c10d":
             name = func.__name__.split(".")[0]
             kind, arg = _OPS.get(name, (name, -1))

@@ -90,7 +90,7 @@ class RefStage:
         with phase("forward"):
             h = x
             for p, s in zip(self.params, self.specs, strict=True):
-                h = LinearFn.apply(p, h, s)
+                h = LinearFn.apply(p, h, s)  # type: ignore[no-untyped-call]
             loss = self.loss(h, y)
         with phase("backward"):
             loss.backward()

@@ -13,6 +13,8 @@ activations, never the whole model.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from verify.adam import FlatAdam
@@ -34,7 +36,7 @@ class GatheredLinear(torch.autograd.Function):
     """One layer on a sharded parameter: gather → compute → free, in forward and again in backward."""
 
     @staticmethod
-    def forward(ctx, shard: torch.Tensor, x: torch.Tensor, spec: LayerSpec,
+    def forward(ctx: Any, shard: torch.Tensor, x: torch.Tensor, spec: LayerSpec,
                 world: int, coll: Collectives) -> torch.Tensor:
         with phase("forward"):
             full = all_gather_layer(shard, world, coll)
@@ -45,7 +47,7 @@ class GatheredLinear(torch.autograd.Function):
         return y
 
     @staticmethod
-    def backward(ctx, gy: torch.Tensor):
+    def backward(ctx: Any, gy: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         shard, x, y = ctx.saved_tensors
         with phase("backward"):
             full = all_gather_layer(shard, ctx.world, ctx.coll)
@@ -73,7 +75,7 @@ class Zero3Stage(RefStage):
         x, y = self.batch()
         h = x
         for p, s in zip(self.params, self.specs, strict=True):
-            h = GatheredLinear.apply(p, h, s, self.world, self.coll)
+            h = GatheredLinear.apply(p, h, s, self.world, self.coll)  # type: ignore[no-untyped-call]
         loss = self.loss(h, y)
         loss.backward()  # gradient shards accumulate into p.grad
 

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 
 from app.api.deps import AdminUser
 from app.api.errors import errors
+from app.core.db import new_session
 
 router = APIRouter(prefix="/api/admin", tags=["admin"], responses=errors(401, 403, 422))
 
@@ -31,11 +32,10 @@ def sync(_admin: AdminUser, request: Request) -> SyncResult:
             report = sync_cards(request.app.state.engine, request.app.state.cards_dir)
     except SyncError as exc:
         raise HTTPException(422, detail=[str(e) for e in exc.errors]) from None
-    from sqlmodel import Session
 
     from app.srs.items import refresh_stale_items
 
-    with Session(request.app.state.engine) as session, session.begin():
+    with new_session(request.app.state.engine) as session, session.begin():
         refresh_stale_items(session)
     return SyncResult(added=report.added, updated=report.updated, unchanged=len(report.unchanged),
                       retired=report.retired)

@@ -17,10 +17,10 @@ from app.models.review import ReviewLog
 from app.models.user import SettingsPublic, SettingsUpdate, UserSettings
 from app.review import service as srs
 from app.review.errors import ReviewError
-from app.review.grading import state_public
 from app.srs.optimize import MIN_REVIEWS  # no torch: the optimiser imports it lazily
 from app.srs.prefs import settings_for
 from app.srs.scheduler import InvalidRating, now_utc
+from app.srs.state import StateRow, state_public
 from app.srs.stats import user_stats
 from app.web.csrf import is_json
 
@@ -155,7 +155,7 @@ def item_state(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[
         raise HTTPException(404, detail=f"review item {item_id} does not exist")
     state = session.exec(select(ItemState).where(ItemState.user_id == user.id, ItemState.item_id == item_id)).first()
     return {"id": item.id, "card_id": item.card_id, "kind": item.kind, "key": item.key, "lang": item.lang,
-            "retired": item.retired, "state": state_public(state)}
+            "retired": item.retired, "state": state_public(None if state is None else StateRow.of(state))}
 
 
 def _settings_public(st: UserSettings) -> SettingsPublic:

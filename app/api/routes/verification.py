@@ -10,10 +10,11 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from app.api.deps import AdminUser, SessionDep
 from app.api.errors import IdPath, errors
+from app.core.db import new_session
 from app.core.jsontypes import JsonInt
 from app.deck.verdicts import store_verdicts
 from app.models.card import Card, utcnow
@@ -107,7 +108,7 @@ STALE_AFTER = timedelta(hours=1)  # a "running" row older than this belongs to a
 
 def _run_job(engine: Engine, run_id: int, body: VerifyRequest, cards_dir: Path) -> None:
     """The background job: the sweep in its own processes, then its verdicts stored on ``run_id``."""
-    with Session(engine) as session:
+    with new_session(engine) as session:
         run = session.get(VerificationRun, run_id)
         assert run is not None
         try:
