@@ -25,6 +25,7 @@ class SpecRun:
     steps: int
     tokens: int  # emitted in all
     accepted: int  # accepted drafts in all
+    bonus: int  # steps whose γ drafts were all accepted (the target added one more token)
     acceptance: float  # measured Σ min(p, q)
     tv_to_target: float  # total variation between the emitted tokens' histogram and p
 
@@ -54,7 +55,7 @@ def run(*, alpha: float, gamma: int, steps: int = 30_000, seed: int = 0) -> Spec
     rng = random.Random(seed)
     draw_q, draw_p, draw_r = _sampler(q, rng), _sampler(p, rng), _sampler(residual, rng)
     counts = [0] * len(p)
-    tokens = accepted = 0
+    tokens = accepted = bonus = 0
     for _ in range(steps):
         for _ in range(gamma):
             x = draw_q()  # type: ignore[operator]
@@ -69,5 +70,6 @@ def run(*, alpha: float, gamma: int, steps: int = 30_000, seed: int = 0) -> Spec
         else:
             counts[draw_p()] += 1  # type: ignore[operator]
             tokens += 1
+            bonus += 1
     tv = 0.5 * sum(abs(c / tokens - x) for c, x in zip(counts, p, strict=True))
-    return SpecRun(steps, tokens, accepted, sum(min(a, b) for a, b in zip(p, q, strict=True)), tv)
+    return SpecRun(steps, tokens, accepted, bonus, sum(min(a, b) for a, b in zip(p, q, strict=True)), tv)
