@@ -14,8 +14,8 @@ judge uses for "for every admissible value", the smallest counterexample and lim
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any

@@ -131,7 +131,7 @@ def test_a_wrong_formula_flips_a_verdict(name: str, claims: list[Claim], baselin
 def test_a_speculative_sampler_without_its_bonus_token_is_refuted(claims: list[Claim], baseline: dict[str, str],
                                                                    fresh: None) -> None:
     """The simulator, not the formula, is wrong: it drops the token the target adds when all γ drafts pass."""
-    orig = spec_sim.run.__wrapped__  # type: ignore[attr-defined]
+    orig = spec_sim.run.__wrapped__
 
     def no_bonus(**kw: Any) -> Any:
         r = orig(**kw)

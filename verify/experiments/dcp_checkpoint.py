@@ -64,14 +64,15 @@ def dcp(n: int) -> dict[str, Any]:
         model2(torch.randn(8, DCP_WIDTH)).square().mean().backward()
         opt2.step()
         msd2, osd2 = get_state_dict(model2, opt2)
-        state = {"model": msd2, "optim": osd2}
+        state: dict[str, Any] = {"model": msd2, "optim": osd2}
         dcp_api.load(state, checkpoint_id=folder)
         set_state_dict(model2, opt2, model_state_dict=state["model"], optim_state_dict=state["optim"])
         diff = max(float((_local(a) - _local(b)).detach().abs().max())
                    for a, b in zip(model.parameters(), model2.parameters(), strict=True))
         for p1, p2 in zip(model.parameters(), model2.parameters(), strict=True):
             s1, s2 = opt.state[p1], opt2.state[p2]
-            diff = max(diff, *(float((_local(s1[k]) - _local(s2[k])).detach().abs().max()) for k in ("exp_avg", "exp_avg_sq")))
+            for key in ("exp_avg", "exp_avg_sq"):
+                diff = max(diff, float((_local(s1[key]) - _local(s2[key])).detach().abs().max()))
         dist.barrier()
     finally:
         if rank == 0:

@@ -34,9 +34,9 @@ def _rank(n: int) -> dict[str, Any]:
 def probe_ranks(n: int) -> tuple[dict[str, Any], ...]:
     import os
 
-    from verify.launch import launch
-
     import torch._dynamo  # noqa: F401  DDP and FSDP2 import it on first use: ~10 s per forked rank, once here
+
+    from verify.launch import launch
 
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     return tuple(launch(_rank, n, args=(n,), timeout_s=120.0))

@@ -1,6 +1,6 @@
 """How often to checkpoint: Young's and Daly's intervals and the expected waste under random failures.
 
-    python -c "from verify.formulas.checkpoint_interval import young_interval; print(young_interval(delta=300, mu=36000))"
+    python -c "from verify.formulas.checkpoint_interval import *; print(young_interval(delta=300, mu=36000))"
 
 Sources: Young, "A first order approximation to the optimum checkpoint interval" (CACM 1974): τ = √(2δμ);
 Daly, "A higher order estimate of the optimum checkpoint interval for restart dumps" (FGCS 2006):
@@ -16,13 +16,13 @@ import math
 
 def young_interval(*, delta: float, mu: float, sqrt: object = math.sqrt) -> float:
     """Young (1974): √(2δμ)."""
-    return sqrt(2 * delta * mu)  # type: ignore[operator,no-any-return]
+    return sqrt(2 * delta * mu)  # type: ignore[operator]
 
 
 def daly_interval(*, delta: float, mu: float, sqrt: object = math.sqrt) -> float:
     """Daly (2006), for δ < 2μ: √(2δμ)(1 + ⅓√(δ/(2μ)) + (δ/(2μ))/9) − δ."""
     x = delta / (2 * mu)
-    return sqrt(2 * delta * mu) * (1 + sqrt(x) / 3 + x / 9) - delta  # type: ignore[operator,no-any-return]
+    return sqrt(2 * delta * mu) * (1 + sqrt(x) / 3 + x / 9) - delta  # type: ignore[operator]
 
 
 def first_order_waste(*, tau: float, delta: float, mu: float) -> float:

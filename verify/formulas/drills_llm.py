@@ -1,6 +1,6 @@
 """Computed drills of the LLM-systems cards (issue 19): fresh numbers per showing, answers from their formulas.
 
-    python -c "from verify.formulas.drills import DRILLS, answer, new_params; k = 'spec-tokens-per-step'; print(answer(k, new_params(k)))"
+    python -c "from verify.formulas.drills import *; k = 'spec-speedup'; print(answer(k, new_params(k)))"
 
 Registered into ``verify.formulas.drills.DRILLS``; each answer calls the same function of ``verify.formulas`` that
 the card's claims are judged against, and its worked solution shows that formula. Pure Python (no torch).
@@ -104,14 +104,16 @@ def drills(Drill: Any, Worked: Any) -> list[Any]:
               "专家并行 N = {n}，每个 rank {tokens} 个 token，h = {h}，top-{k}，bf16，路由均衡：一次 dispatch "
               "all-to-all 每个 rank 发送多少 MB？",
               worked=lambda tokens, h, k, n: Worked(
-                  "V", r"\frac{2\cdot k\cdot T\cdot h\cdot\frac{N-1}{N}}{10^{6}}", {"k": k, "T": tokens, "h": h, "N": n})),
+                  "V", r"\frac{2\cdot k\cdot T\cdot h\cdot\frac{N-1}{N}}{10^{6}}",
+                  {"k": k, "T": tokens, "h": h, "N": n})),
         Drill("ring-attention-gb", "sequence-parallelism",
               {"s": (32768, 131072, 1048576), "h": (4096, 8192), "n": (4, 8, 16)}, _ring_attn_gb, "GB",
               "Ring attention, b = 1, sequence length {s}, h = {h}, N = {n} ranks, bf16: GB one rank sends per "
               "layer in forward?",
               "Ring attention，b = 1，序列长度 {s}，h = {h}，N = {n}，bf16：每个 rank 每层前向发送多少 GB？",
               worked=lambda s, h, n: Worked(
-                  "V", r"\frac{2\cdot 2\cdot\left(N-1\right)\cdot\frac{s\cdot h}{N}}{10^{9}}", {"s": s, "h": h, "N": n})),
+                  "V", r"\frac{2\cdot 2\cdot\left(N-1\right)\cdot\frac{s\cdot h}{N}}{10^{9}}",
+                  {"s": s, "h": h, "N": n})),
         Drill("tp-decode-mb", "tp-inference-communication",
               {"layers": (32, 80, 126), "h": (4096, 8192, 16384), "t": (2, 4, 8)}, _tp_decode_mb, "MB",
               "Tensor-parallel decoding, {layers} layers, h = {h}, t = {t}, b = 1, bf16, ring all-reduces: MB one "
@@ -125,7 +127,8 @@ def drills(Drill: Any, Worked: Any) -> list[Any]:
               _ring_us, "µs",
               "Ring all-reduce of {m_kb} KB over N = {n} ranks, α = {alpha_us} µs per step, β = {beta_gbs} GB/s: "
               "α-β time in µs?",
-              "Ring all-reduce，消息 {m_kb} KB，N = {n}，每步 α = {alpha_us} µs，β = {beta_gbs} GB/s：α-β 时间是多少 µs？",
+              "Ring all-reduce，消息 {m_kb} KB，N = {n}，每步 α = {alpha_us} µs，β = {beta_gbs} GB/s："
+              "α-β 时间是多少 µs？",
               worked=lambda n, m_kb, alpha_us, beta_gbs: Worked(
                   "T", r"2\cdot\left(N-1\right)\cdot\alpha+2\cdot\frac{N-1}{N}\cdot\frac{M}{\beta}",
                   {"N": n, r"\alpha": alpha_us, "M": m_kb * 1000, r"\beta": beta_gbs * 1000})),
@@ -147,8 +150,8 @@ def drills(Drill: Any, Worked: Any) -> list[Any]:
               {"psi_b": (7, 70, 405), "n": (64, 256, 1024), "w_gbs": (0.5, 1, 2)}, _dcp_s, "s",
               "Resumable checkpoint (fp32 weights + Adam m, v) of {psi_b}B parameters, sharded over N = {n} ranks "
               "writing at {w_gbs} GB/s each: seconds to write?",
-              "{psi_b}B 参数的可恢复检查点（fp32 权重 + Adam m、v），分片到 N = {n} 个 rank，每个 rank 写 {w_gbs} GB/s："
-              "写入需要多少秒？",
+              "{psi_b}B 参数的可恢复检查点（fp32 权重 + Adam m、v），分片到 N = {n} 个 rank，"
+              "每个 rank 写 {w_gbs} GB/s：写入需要多少秒？",
               worked=lambda psi_b, n, w_gbs: Worked("T", r"\frac{12\cdot\Psi}{N\cdot W}",
                                                     {r"\Psi": psi_b, "N": n, "W": w_gbs})),
     ]

@@ -1,6 +1,6 @@
 """3D parallelism: how t (tensor), p (pipeline) and d (data) split a model and a cluster.
 
-    python -c "from verify.formulas.parallel_3d import state_bytes_per_gpu; print(state_bytes_per_gpu(psi=175e9, t=8, p=16, d=8))"
+    python -c "from verify.formulas.parallel_3d import *; print(state_bytes_per_gpu(psi=175e9, t=8, p=16, d=8))"
 
 Source: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM"
 (SC'21), §3: N = t·p·d GPUs; t inside a node (its all-reduces are on the critical path twice per layer and

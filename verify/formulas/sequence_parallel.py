@@ -1,6 +1,6 @@
 """Context (sequence) parallelism: ring attention and DeepSpeed-Ulysses, per rank and attention layer.
 
-    python -c "from verify.formulas.sequence_parallel import ring_attention_send; print(ring_attention_send(b=1, s=8192, h=4096, n=8))"
+    python -c "from verify.formulas.sequence_parallel import *; print(ring_attention_send(b=1, s=8192, h=4096, n=8))"
 
 Sources: Liu, Zaharia & Abbeel, "Ring Attention with Blockwise Transformers" (2023); Jacobs et al.,
 "DeepSpeed Ulysses" (2023). The sequence of length s is split into N chunks. Ring attention: N − 1 steps, each

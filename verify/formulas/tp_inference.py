@@ -1,6 +1,6 @@
 """Tensor-parallel inference: the all-reduces every generated token pays.
 
-    python -c "from verify.formulas.tp_inference import decode_send_bytes; print(decode_send_bytes(layers=80, b=1, h=8192, t=8))"
+    python -c "from verify.formulas.tp_inference import *; print(decode_send_bytes(layers=80, b=1, h=8192, t=8))"
 
 Megatron-style TP (Shoeybi et al. 2019) all-reduces the b·s·h activations twice per layer in forward (after
 attention's output projection and after the MLP). In decoding s = 1: per token and layer, 2 all-reduces of b·h

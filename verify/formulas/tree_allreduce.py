@@ -1,6 +1,6 @@
 """Ring vs tree all-reduce under the α-β model (latency α per step, bandwidth β bytes/s).
 
-    python -c "from verify.formulas.tree_allreduce import crossover_bytes; print(crossover_bytes(n=64, alpha=5e-6, beta=25e9))"
+    python -c "from verify.formulas.tree_allreduce import *; print(crossover_bytes(n=64, alpha=5e-6, beta=25e9))"
 
 Sources: Thakur, Rabenseifner & Gropp (IJHPCA 2005); Sanders, Speck & Träff, "Two-tree algorithms for full
 bandwidth broadcast, reduction and scan" (Parallel Computing 2009), which NCCL's double binary tree follows
