@@ -184,10 +184,10 @@ def _judge_copy(tmp: Path, card: str, edit: tuple[str, str] | None, asserts: tup
 
 @pytest.mark.parametrize(("card", "old", "new", "old_a", "new_a"), CARD_EDITS, ids=[e[0] for e in CARD_EDITS])
 def test_a_wrong_number_on_a_card_changes_its_verdict(tmp_path: Path, card: str, old: str, new: str, old_a: str,
-                                                      new_a: str) -> None:
+                                                      new_a: str, baseline: dict[str, str]) -> None:
     only = {c.claim_id for c in read_cards(CARDS) if c.card == card
             and (old in c.text_zh or old in c.text_en or old_a.rstrip("'") in c.asserts)}
-    before = _judge_copy(tmp_path / "before", card, None, (old_a, old_a), only)
+    before = {k: baseline[f"{card}:{k}"] for k in only}
     prose = _judge_copy(tmp_path / "prose", card, (old, new), (old_a, old_a), only)  # prose and quotes edited
     both = _judge_copy(tmp_path / "both", card, (old, new), (old_a, new_a), only)  # the assertion follows
     moved = {k for k in before if prose[k] != before[k]}
