@@ -33,7 +33,7 @@ def slugs(hits: list[dict[str, Any]]) -> list[str]:
     ("Megatron 张量并行每层几次 all-reduce", "tensor-parallelism"),
     ("ZeRO-Infinity 把参数放到 NVMe", "zero-offload-infinity"),
     ("reshard_after_forward=False", "fsdp-zero"),
-    ("tree vs ring all-reduce", "collectives"),
+    ("tree vs ring all-reduce", "nccl-ring-vs-tree"),  # the canon card on exactly this question
     ("DDP 为什么要分桶", "ddp-ring-allreduce"),
 ])
 def test_known_questions_rank_their_card_first(client: TestClient, question: str, card: str) -> None:
