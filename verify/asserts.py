@@ -136,7 +136,7 @@ def parse(source: str) -> Parsed:
 
     local: dict[str, Any] = {**{name: make(name) for name in QUANTITIES}, **SYMBOLS, **UNITS,
                              **{a: a for a in args}, "reduction": reduction, "approx": approx_,
-                             "sqrt": sp.sqrt, "ceiling": sp.ceiling, "floor": sp.floor, "log": sp.log,
+                             "sqrt": sp.sqrt, "ceiling": sp.ceiling, "floor": sp.floor, "log": sp.log, "exp": sp.exp,
                              "diff": lambda e, x: sp.Derivative(e, x),
                              "Min": sp.Min, "Max": sp.Max}
     glob: dict[str, Any] = {n: getattr(sp, n) for n in ("Add", "Mul", "Pow", "Integer", "Float", "Rational",

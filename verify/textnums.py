@@ -70,7 +70,8 @@ def parse_tex(tex: str) -> sp.Expr | None:
     expr = expr.replace(lambda e: isinstance(e, AppliedUndef) and re.sub(r"[{}]", "", e.func.__name__) in SYMBOLS
                         and len(e.args) == 1,
                         lambda e: SYMBOLS[re.sub(r"[{}]", "", e.func.__name__)] * e.args[0])
-    names = {x: re.sub(r"[{}]", "", x.name) for x in expr.free_symbols if isinstance(x, sp.Symbol)}
+    # B_{kv} parses as B_{k*v}, L_{max} as L_{m*(a*x)}: a subscript's letters are one name, not a product
+    names = {x: re.sub(r"[{}*()]", "", x.name) for x in expr.free_symbols if isinstance(x, sp.Symbol)}
     return expr.xreplace({x: SYMBOLS[n] for x, n in names.items() if n in SYMBOLS}).doit()
 
 

@@ -14,6 +14,7 @@ judge uses for "for every admissible value", the smallest counterexample and lim
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -889,7 +890,7 @@ FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_c
 # families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
 RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
-HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max", "diff")
+HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "exp", "Min", "Max", "diff")
 
 
 def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
@@ -899,6 +900,7 @@ def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
     first = {"stage": "zero3", "collective": "all_gather", "phase": "forward", "schedule": "onef1b",
              "impl": "fsdp2_reshard", "recipe": "mixed_adam", "part": "total", "format": "fp16", "limit": "max",
              "scaler": "init_scale", "reshard": "reshard_true", "pcie": "serial"}
+    first = {kind: first.get(kind, values[0]) for kind, values in ARG_VALUES.items()}
     choices = [[first[kind], *(x for x in ARG_VALUES[kind] if x != first[kind])] for kind in q.params]
     for args in itertools.product(*choices):
         try:
@@ -916,7 +918,17 @@ def table() -> str:
         where = {"zero": "ZeRO sweep runs", "pipeline": "simulated schedules", "checkpoint": "checkpoint_sequential "
                  "runs", "gloo": "Gloo ranks", "ring": "ring simulator", "numerics": "one CPU process",
                  "tp": "a TP layer on 2 Gloo ranks",
-                 "fsdp": "FSDP2 on 2 and 4 Gloo ranks", "ddp": "DDP on 2 Gloo ranks"}.get(q.family, "formula only")
+                 "fsdp": "FSDP2 on 2 and 4 Gloo ranks", "ddp": "DDP on 2 Gloo ranks",
+                 **FAMILY_WHERE}.get(q.family, "formula only")
         rows.append(f"| `{q.name}` | {', '.join(q.params) or '—'} | {q.unit} | {q.method} ({where}) | "
                     f"`{q.name}({', '.join(args)})` = `{formula}` | {q.doc} |")
     return "\n".join(rows)
+
+
+# where the families other modules add are measured (the table's "obtained" column)
+FAMILY_WHERE: dict[str, str] = {}
+
+# the LLM-systems canon (issue 19): serving, context/expert parallelism, checkpoints (verify/vocabulary_llm.py)
+from verify.vocabulary_llm import extend as _extend_llm  # noqa: E402
+
+_extend_llm(sys.modules[__name__])

@@ -232,6 +232,12 @@ DRILLS: dict[str, Drill] = {
 }
 
 
+# the LLM-systems cards' drills (issue 19): verify/formulas/drills_llm.py
+from verify.formulas.drills_llm import drills as _llm_drills  # noqa: E402
+
+DRILLS.update({d.key: d for d in _llm_drills(Drill, Worked)})
+
+
 def drills_for_card(slug: str) -> list[Drill]:
     return [d for d in DRILLS.values() if d.card == slug]
 

@@ -1,0 +1,48 @@
+"""The LLM-systems cards' measurements on Gloo ranks, in one launch per world size (cached per process).
+
+    python -c "from verify.experiments.llm_probe import probe; print(probe(2))"
+
+Per rank: an expert-parallel MoE layer (``all_to_all``), ring attention and Ulysses (``ring_attention``);
+at N = 2 also a DCP checkpoint of an FSDP2 model (``dcp_checkpoint``) and DDP's no_sync accumulation
+(``grad_accumulation``). Launched with ``verify.launch`` (fork, file rendezvous, OMP/torch threads = 1, the
+process group always destroyed, every rank killed on failure or timeout).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+ACCUM_K = 4
+
+
+def _rank(n: int) -> dict[str, Any]:
+    from verify.experiments.all_to_all import moe
+    from verify.experiments.ring_attention import ring_attention, ulysses
+
+    out: dict[str, Any] = {"moe": moe(n), "ring_attention": ring_attention(n), "ulysses": ulysses(n)}
+    if n == 2:
+        from verify.experiments.dcp_checkpoint import dcp
+        from verify.experiments.grad_accumulation import ddp_no_sync
+
+        out["dcp"] = dcp(n)
+        out["ddp_no_sync"] = ddp_no_sync(ACCUM_K)
+    return out
+
+
+@cache
+def probe_ranks(n: int) -> tuple[dict[str, Any], ...]:
+    import os
+
+    import torch._dynamo  # noqa: F401  DDP and FSDP2 import it on first use: ~10 s per forked rank, once here
+
+    from verify.launch import launch
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    return tuple(launch(_rank, n, args=(n,), timeout_s=120.0))
+
+
+def probe(n: int) -> dict[str, Any]:
+    """Rank 0's result, with every rank's under "by_rank"."""
+    ranks = probe_ranks(n)
+    return {**ranks[0], "by_rank": list(ranks)}
