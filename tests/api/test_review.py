@@ -217,7 +217,7 @@ def test_password_login(two: tuple[TestClient, dict[str, str], dict[str, str]]) 
                     follow_redirects=False, headers=SAME_SITE)
     assert r.status_code == 303
     assert client.get("/api/review/settings").json() == {"desired_retention": 0.85, "new_per_day": 7,
-                                                         "language": "zh", "optimized": False,
+                                                         "reviews_per_day": 200, "language": "zh", "optimized": False,
                                                          "optimized_reviews": 0}
     page = client.get("/quiz/stats")
     assert page.status_code == 200 and 'value="7"' in page.text
