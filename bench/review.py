@@ -65,8 +65,9 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     from app.cards.cardfile import dump_card
     from app.cards.schema import CardDoc
     from app.core.db import make_engine
+    from app.core.vocab import REVIEWS_PER_DAY_MAX
     from app.deck.sync import sync_cards
-    from app.models import ItemState, ReviewItem, ReviewLog
+    from app.models import ItemState, ReviewItem, ReviewLog, UserSettings
     from app.models.migrate import init_db
 
     cards = folder / "cards"
@@ -93,6 +94,12 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
         user, token = create_user(s, "bench")
         s.flush()
         uid = user.id
+        # the rounds answer tens of thousands of reviews a day: a daily review limit (200 by default) would
+        # leave `next` with nothing to show after the first few hundred, which is cheaper and no measurement
+        assert uid is not None
+        settings = s.get(UserSettings, uid) or UserSettings(user_id=uid)
+        settings.reviews_per_day = REVIEWS_PER_DAY_MAX
+        s.add(settings)
     now = datetime.now(UTC)
     rng = random.Random(0)
     with Session(engine) as s:

@@ -128,7 +128,7 @@
     revealed = true; $("back").hidden = false; $("reveal-row").hidden = true;
     if (current.study) { answered = true; $("study-row").hidden = false; $("study-next").focus(); return; }
     $("grades").hidden = false;
-    $("grades").querySelector("[data-rating='3']").focus();
+    $("grades").querySelector("button[data-rating='3']").focus();
   }
 
   // The interval each grade would give, on its button (the fsrs scheduler's preview, asked for in the
@@ -238,7 +238,7 @@
     $("continue").focus();
     if (!d.correct) {  // a slip? the learner may grade it themselves; Again stays unless they do
       wrongLog = d.log_id; $("self-grade-note").hidden = false; $("grades").hidden = false;
-      $("grades").querySelector("[data-rating='1']").focus();
+      $("grades").querySelector("button[data-rating='1']").focus();
     }
   }
 
