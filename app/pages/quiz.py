@@ -80,8 +80,7 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
                   desired_retention: Annotated[float, Form(json_schema_extra=dict(RETENTION_SCHEMA))],
                   new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
                   language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
-                  reviews_per_day: Annotated[int | None, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))] = None,
-                  ) -> Response:
+                  reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))]) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
@@ -131,7 +130,7 @@ def held_page(request: Request, user: OptionalUser, engine: ReviewEngineDep, ses
 
 
 @router.post("/quiz/held/resume", status_code=303, response_class=RedirectResponse,
-             responses={**TO_LOGIN, **errors(422)})
+             responses={**TO_LOGIN, **errors(400, 422)})
 def resume_held(user: OptionalUser, engine: ReviewEngineDep, session: SessionDep,
                 item_id: Annotated[int, Form(ge=1, le=MAX_ID)]) -> Response:
     """The resume button of ``/quiz/held`` (as ``POST /api/review/items/{item_id}/resume``)."""

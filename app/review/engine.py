@@ -232,7 +232,13 @@ class ReviewEngine:
              release: Session | None = None) -> dict[str, Any]:
         """Bury (``kind="bury"``, until the user's next day) or suspend an item for this user."""
         now = now or now_utc()
-        return self.write(user_id, lambda s: holds_mod.hold(s, user_id, item_id, kind, now), release=release)
+        for attempt in range(2):
+            try:
+                return self.write(user_id, lambda s: holds_mod.hold(s, user_id, item_id, kind, now), release=release)
+            except IntegrityError:  # a concurrent hold of the same item inserted first: replace it
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def resume(self, user_id: int, item_id: int, *, release: Session | None = None) -> dict[str, Any]:
         """Lift this user's bury or suspension of an item (idempotent)."""

@@ -131,7 +131,8 @@ class World:
         elif (row.method, row.path) == ("POST", "/quiz/held/resume"):
             kwargs["data"] = {"item_id": str(self.item_id)}
         elif (row.method, row.path) == ("POST", "/quiz/settings"):
-            kwargs["data"] = {"desired_retention": "0.9", "new_per_day": "20", "language": "both"}
+            kwargs["data"] = {"desired_retention": "0.9", "new_per_day": "20", "language": "both",
+                              "reviews_per_day": "200"}
         url = re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]), row.path)
         self.client.cookies.clear()  # only the role's Bearer token speaks (POST /login sets a cookie)
         r = self.client.request(row.method, url, headers=self.headers[role], follow_redirects=False, **kwargs)

@@ -52,7 +52,7 @@ class Site:
             ("POST", "/api/review/import/obsidian"): {"json": {"notes": {}}},
             ("POST", "/login"): {"data": {"username": "boss", "password": PASSWORD}},
             ("POST", "/quiz/settings"): {"data": {"desired_retention": "0.85", "new_per_day": "9",
-                                                  "language": "zh"}},
+                                                  "language": "zh", "reviews_per_day": "150"}},
             ("POST", "/api/review/undo"): {"json": {"idempotency_key": f"undo-{self.victims}"}},
             # a log that is not the latest answer: 409 once the request gets through (no 4xx of CSRF)
             ("POST", "/api/review/regrade"): {"json": {"log_id": 2_000_000, "rating": 3}},

@@ -33,14 +33,14 @@ class RegradeIn(BaseModel):
     model_config = ConfigDict(strict=True)
 
     log_id: JsonInt = Field(ge=1, le=MAX_ID)
-    rating: Any = None  # checked by the scheduler glue so the error names the allowed values
+    rating: JsonInt = Field(ge=1, le=4, description="1 Again, 2 Hard, 3 Good, 4 Easy")
 
 
 def _refused(exc: Exception) -> HTTPException:
     return HTTPException(exc.status if isinstance(exc, ReviewError) else 422, detail=str(exc))
 
 
-@router.post("/undo", responses=errors(409))
+@router.post("/undo", responses=errors(400, 409))
 def undo(user: CurrentUser, engine: ReviewEngineDep, session: SessionDep,
          body: Annotated[UndoIn | None, Body()] = None,
          idempotency_key: Annotated[str | None, Header(max_length=128)] = None) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def undo(user: CurrentUser, engine: ReviewEngineDep, session: SessionDep,
         raise _refused(exc) from None
 
 
-@router.post("/regrade", responses=errors(409))
+@router.post("/regrade", responses=errors(400, 409))
 def regrade(body: RegradeIn, user: CurrentUser, engine: ReviewEngineDep, session: SessionDep) -> dict[str, Any]:
     """Grade your latest answer yourself when it was a wrong typed answer (a slip): rating 1-4 replaces
     the Again it got; the item is scheduled as if you had given that rating then."""
