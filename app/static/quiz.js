@@ -137,7 +137,7 @@
     const r = await send("GET", "/api/review/items/" + item.id + "/intervals");
     if (!r.ok || current !== item) return;
     for (const i of r.data.intervals) {
-      const s = document.querySelector('#grades .ivl[data-rating="' + i.rating + '"]');
+      const s = document.querySelector('#grades .ivl[data-ivl="' + i.rating + '"]');
       if (s) s.textContent = i.label;
     }
     $("grades").dataset.summary = r.data.summary;
