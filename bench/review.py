@@ -2,7 +2,7 @@
 
     PYTHONPATH=$PWD python bench/review.py [--seconds 5] [--rounds 3] [--clients 32]
 
-Builds a SQLite database with 1,000 cards (15,000 review items, shaped like the bundled cards) and
+Builds a SQLite database with 1,500 cards (15,000 review items, shaped like the bundled cards) and
 100,000 review logs for one user, starts the real server (uvicorn, one worker, access log off) with one
 extra route, ``GET /bench/bare`` (an async handler returning a constant: the app stack without our
 code), and drives ``--clients``
@@ -36,9 +36,10 @@ sys.path.insert(0, str(ROOT))
 from app.review.queue import CHECK_SECONDS  # noqa: E402
 from tests.utils.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
 
-N_CARDS = 1000
+N_CARDS = 1500
 N_LOGS = 100_000
-# items per card as in the bundled cards (4 follow-ups, 5 pitfalls per language): 15 per card, 15,000 in all
+# items per card as in the bundled cards (4 follow-ups, 5 pitfalls; a pitfall's zh and en bullets are one item):
+# 10 per card, 15,000 in all
 FOLLOW_UPS, PITFALLS = 4, 5
 N_DUE = 14_000  # overdue at the start of each round: more than the fastest round answers
 
