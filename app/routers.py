@@ -5,7 +5,20 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api.routes import admin, cards, exports, graph, health, login, match, obsidian, review, users, verification
+from app.api.routes import (
+    admin,
+    cards,
+    daily,
+    exports,
+    graph,
+    health,
+    login,
+    match,
+    obsidian,
+    review,
+    users,
+    verification,
+)
 from app.pages import quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
@@ -15,8 +28,8 @@ from app.web.templating import STATIC_DIR
 # /api/review prefix overlaps no other router. Exports before cards: its GET /api/cards/{slug}.md must
 # match before the cards router's /api/cards/{slug}. Each router is included straight into the app
 # (one level of nesting less to walk per request).
-ROUTERS = (review.router, health.router, exports.router, obsidian.router, verification.router, cards.router,
-           graph.router, match.router, users.router, admin.router, login.router, quiz.router)
+ROUTERS = (review.router, daily.router, health.router, exports.router, obsidian.router, verification.router,
+           cards.router, graph.router, match.router, users.router, admin.router, login.router, quiz.router)
 
 
 def install_api(app: FastAPI) -> None:

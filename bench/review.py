@@ -2,7 +2,7 @@
 
     PYTHONPATH=$PWD python bench/review.py [--seconds 5] [--rounds 3] [--clients 32]
 
-Builds a SQLite database with 1,000 cards (15,000 review items, shaped like the bundled cards) and
+Builds a SQLite database with 1,500 cards (15,000 review items, shaped like the bundled cards) and
 100,000 review logs for one user, starts the real server (uvicorn, one worker, access log off) with one
 extra route, ``GET /bench/bare`` (an async handler returning a constant: the app stack without our
 code), and drives ``--clients``
@@ -36,9 +36,10 @@ sys.path.insert(0, str(ROOT))
 from app.review.queue import CHECK_SECONDS  # noqa: E402
 from tests.utils.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
 
-N_CARDS = 1000
+N_CARDS = 1500
 N_LOGS = 100_000
-# items per card as in the bundled cards (4 follow-ups, 5 pitfalls per language): 15 per card, 15,000 in all
+# items per card as in the bundled cards (4 follow-ups, 5 pitfalls; a pitfall's zh and en bullets are one item):
+# 10 per card, 15,000 in all
 FOLLOW_UPS, PITFALLS = 4, 5
 N_DUE = 14_000  # overdue at the start of each round: more than the fastest round answers
 
@@ -65,8 +66,9 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
     from app.cards.cardfile import dump_card
     from app.cards.schema import CardDoc
     from app.core.db import make_engine
+    from app.core.vocab import REVIEWS_PER_DAY_MAX
     from app.deck.sync import sync_cards
-    from app.models import ItemState, ReviewItem, ReviewLog
+    from app.models import ItemState, ReviewItem, ReviewLog, UserSettings
     from app.models.migrate import init_db
 
     cards = folder / "cards"
@@ -93,6 +95,12 @@ def build(folder: Path) -> tuple[str, str, list[int]]:
         user, token = create_user(s, "bench")
         s.flush()
         uid = user.id
+        # the rounds answer tens of thousands of reviews a day: a daily review limit (200 by default) would
+        # leave `next` with nothing to show after the first few hundred, which is cheaper and no measurement
+        assert uid is not None
+        settings = s.get(UserSettings, uid) or UserSettings(user_id=uid)
+        settings.reviews_per_day = REVIEWS_PER_DAY_MAX
+        s.add(settings)
     now = datetime.now(UTC)
     rng = random.Random(0)
     with Session(engine) as s:

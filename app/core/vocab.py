@@ -22,6 +22,8 @@ RETENTION_MIN: Final = 0.70
 RETENTION_MAX: Final = 0.99
 NEW_PER_DAY_MIN: Final = 0
 NEW_PER_DAY_MAX: Final = 500
+REVIEWS_PER_DAY_MIN: Final = 0
+REVIEWS_PER_DAY_MAX: Final = 100_000
 
 # FSRS's state numbers (fsrs.State) as the API shows them; a state absent from a user's rows is "new".
 STATE_NAMES: Final = {1: "learning", 2: "review", 3: "relearning"}
@@ -33,7 +35,7 @@ def lang_matches(item_lang: str, lang: str) -> bool:
 
 
 def settings_errors(*, desired_retention: float | None = None, new_per_day: int | None = None,
-                    language: str | None = None) -> list[str]:
+                    language: str | None = None, reviews_per_day: int | None = None) -> list[str]:
     """Why the given settings are out of range (empty when they are fine), one message per field."""
     out = []
     if desired_retention is not None and not RETENTION_MIN <= desired_retention <= RETENTION_MAX:
@@ -41,6 +43,9 @@ def settings_errors(*, desired_retention: float | None = None, new_per_day: int 
                    f"got {desired_retention}")
     if new_per_day is not None and not NEW_PER_DAY_MIN <= new_per_day <= NEW_PER_DAY_MAX:
         out.append(f"new_per_day must be between {NEW_PER_DAY_MIN} and {NEW_PER_DAY_MAX}; got {new_per_day}")
+    if reviews_per_day is not None and not REVIEWS_PER_DAY_MIN <= reviews_per_day <= REVIEWS_PER_DAY_MAX:
+        out.append(f"reviews_per_day must be between {REVIEWS_PER_DAY_MIN} and {REVIEWS_PER_DAY_MAX}; "
+                   f"got {reviews_per_day}")
     if language is not None and language not in LANGUAGES:
         out.append(f"language must be one of {', '.join(LANGUAGES)}; got {language!r}")
     return out
@@ -48,3 +53,4 @@ def settings_errors(*, desired_retention: float | None = None, new_per_day: int 
 # The same ranges as JSON Schema keywords (the API's body and the settings form document them).
 RETENTION_SCHEMA: Final = {"minimum": RETENTION_MIN, "maximum": RETENTION_MAX}
 NEW_PER_DAY_SCHEMA: Final = {"minimum": NEW_PER_DAY_MIN, "maximum": NEW_PER_DAY_MAX}
+REVIEWS_PER_DAY_SCHEMA: Final = {"minimum": REVIEWS_PER_DAY_MIN, "maximum": REVIEWS_PER_DAY_MAX}

@@ -86,7 +86,7 @@ class ReviewLog(SQLModel, table=True):
     rating: int
     typed_answer: str | None = None
     correct: bool | None = None
-    showing_id: int | None = None
+    showing_id: int | None = Field(default=None, index=True)  # "was this showing answered?" (drills)
     duration_ms: int | None = None
     reviewed_at: datetime
     was_new: bool = False

@@ -11,6 +11,7 @@ from sqlalchemy import Table
 from sqlmodel import SQLModel
 
 from app.models.card import Card, CardFollowUp, CardSection
+from app.models.hold import ItemHold
 from app.models.review import ChangeClock, DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.models.user import UserSettings
 
@@ -28,4 +29,5 @@ SHOWINGS = table(DrillShowing)
 SETTINGS = table(UserSettings)
 SECTIONS = table(CardSection)
 FOLLOW_UPS = table(CardFollowUp)
+HOLDS = table(ItemHold)
 CLOCK = table(ChangeClock)

@@ -14,7 +14,7 @@ from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from app.core.jsontypes import JsonInt
-from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA
+from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
 from app.models.card import utcnow
 
 
@@ -61,6 +61,7 @@ class UserSettings(SQLModel, table=True):
     user_id: int = Field(foreign_key="user.id", primary_key=True, ondelete="CASCADE")
     desired_retention: float = 0.9
     new_per_day: int = 20
+    reviews_per_day: int = 200  # items already in review offered per day (learning steps are not capped)
     language: str = "both"  # zh | en | both
     parameters: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     optimized_at: datetime | None = None
@@ -79,6 +80,7 @@ class UserPublic(SQLModel):
 class SettingsPublic(SQLModel):
     desired_retention: float
     new_per_day: int
+    reviews_per_day: int
     language: str
     optimized: bool
     optimized_reviews: int
@@ -95,4 +97,5 @@ class SettingsUpdate(BaseModel):
 
     desired_retention: float | None = PydanticField(default=None, json_schema_extra=dict(RETENTION_SCHEMA))
     new_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra=dict(NEW_PER_DAY_SCHEMA))
+    reviews_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))
     language: str | None = PydanticField(default=None, json_schema_extra={"enum": [*LANGUAGES, None]})

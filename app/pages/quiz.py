@@ -9,8 +9,8 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
-from app.api.errors import errors
-from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA
+from app.api.errors import MAX_ID, errors
+from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
 from app.pages.heatmap import heatmap
 from app.pages.study import study_session
 from app.review.errors import ReviewError
@@ -79,25 +79,27 @@ def bar_chart(values: list[float | None], labels: list[str], *, width: int = 640
 def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionDep,
                   desired_retention: Annotated[float, Form(json_schema_extra=dict(RETENTION_SCHEMA))],
                   new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
-                  language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})]) -> Response:
+                  language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
+                  reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))]) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
     assert user.id is not None
     try:
         engine.update_settings(user.id, release=session, desired_retention=desired_retention,
-                               new_per_day=new_per_day, language=language)
+                               new_per_day=new_per_day, language=language, reviews_per_day=reviews_per_day)
     except ReviewError as exc:
         raise HTTPException(exc.status, detail=str(exc)) from None
     return RedirectResponse("/quiz/stats", status_code=303)
 
 
 @router.get("/quiz/stats", response_class=HTMLResponse, responses=TO_LOGIN)
-def stats_page(request: Request, user: OptionalUser, session: SessionDep) -> Response:
+def stats_page(request: Request, user: OptionalUser, engine: ReviewEngineDep, session: SessionDep) -> Response:
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
     assert user.id is not None
     stats = user_stats(session, user.id, now_utc())
+    stats["counts"] = engine.counts(user.id).public()  # the quiz header's numbers, from the same code
     st = settings_for(session, user.id)
     fc = stats["forecast"]
     forecast_chart = bar_chart([d["due"] for d in fc], [d["date"][5:] for d in fc])
@@ -113,3 +115,27 @@ def stats_page(request: Request, user: OptionalUser, session: SessionDep) -> Res
         "retention": ret, "retention_chart": retention_chart, "needed": MIN_REVIEWS,
         "heatmap": heatmap(year), "reviews_chart": reviews_chart, "minutes_chart": minutes_chart,
         "settings": st}, headers=page_headers())
+
+
+@router.get("/quiz/held", response_class=HTMLResponse, responses=TO_LOGIN)
+def held_page(request: Request, user: OptionalUser, engine: ReviewEngineDep, session: SessionDep) -> Response:
+    """Your buried and suspended items, each with a button that resumes it."""
+    if user is None:
+        return RedirectResponse("/login?next=/quiz/held", status_code=303)
+    assert user.id is not None
+    st = settings_for(session, user.id)
+    return templates.TemplateResponse(request, "held.html", {"user": user, "language": st.language,
+                                                             "held": engine.held(session, user.id)},
+                                      headers=page_headers())
+
+
+@router.post("/quiz/held/resume", status_code=303, response_class=RedirectResponse,
+             responses={**TO_LOGIN, **errors(400, 422)})
+def resume_held(user: OptionalUser, engine: ReviewEngineDep, session: SessionDep,
+                item_id: Annotated[int, Form(ge=1, le=MAX_ID)]) -> Response:
+    """The resume button of ``/quiz/held`` (as ``POST /api/review/items/{item_id}/resume``)."""
+    if user is None:
+        return RedirectResponse("/login?next=/quiz/held", status_code=303)
+    assert user.id is not None
+    engine.resume(user.id, item_id, release=session)
+    return RedirectResponse("/quiz/held", status_code=303)

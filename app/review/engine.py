@@ -15,8 +15,11 @@ what the routes, the pages, the CLI and the tests call. It owns everything on th
   session made otherwise, or on another engine, never fires them), and the GC policy of its queues (a
   deck loaded into memory is frozen out of the cyclic collector, ``app.core.memory``).
 
-Later steps of the daily loop (undo, bury, suspend) are methods of this class and go through
-:meth:`write`, so they get the clock bump and the queue update for free.
+The daily loop's other steps are methods of this class too and go through :meth:`write`, so they get the
+clock bump and the queue update for free: :meth:`undo` and :meth:`regrade` (``app/review/undo.py``),
+:meth:`hold` and :meth:`resume` (bury / suspend, ``app/review/holds.py``). :meth:`counts` is the one place
+the new / learning / review counts of today come from (the quiz header through :meth:`next`, the stats
+page, ``GET /api/review/stats``); :meth:`intervals` previews what each grade would give.
 
 How ``next`` and an answer are served
 -------------------------------------
@@ -54,14 +57,17 @@ The two hot routes call :func:`app.api.deps.review_engine` and ``signed_in`` the
 from __future__ import annotations
 
 import asyncio
+import secrets
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import event, select
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col
+from sqlmodel import select as sm_select
 from starlette.concurrency import run_in_threadpool
 
 from app.core.db import new_session, session_factory
@@ -69,15 +75,21 @@ from app.core.memory import freeze_long_lived
 from app.core.vocab import settings_errors
 from app.core.writes import run_write
 from app.models.clock import user_changed
+from app.models.review import ReviewItem, ReviewLog
+from app.models.tables import STATES
 from app.models.user import UserSettings
+from app.review import holds as holds_mod
 from app.review import queue as queue_mod
+from app.review import undo as undo_mod
 from app.review.committer import GroupCommit
-from app.review.errors import BadSettings
+from app.review.errors import BadSettings, ItemNotFound
 from app.review.grading import Answer
-from app.review.queue import Queues, queues
-from app.review.service import next_view
+from app.review.queue import Counts, Queues, queues
+from app.review.service import log_public, next_view
+from app.srs import preview
 from app.srs.prefs import Prefs, settings_for
-from app.srs.scheduler import now_utc
+from app.srs.scheduler import make_scheduler, now_utc
+from app.srs.state import STATE_FIELDS
 
 T = TypeVar("T")
 
@@ -119,7 +131,7 @@ class ReviewEngine:
         q = self.queues.fresh(user_id, prefs.language, now)
         if q is None:
             q = await run_in_threadpool(self.queues.get, user_id, prefs.language, now)
-        pick = self.queues.pick(q, now, prefs.new_per_day)
+        pick = self.queues.pick(q, now, prefs.new_per_day, prefs.reviews_per_day)
         if pick.item is not None and pick.item.kind == "drill":
             return await run_in_threadpool(next_view, self.db, user_id, pick, prefs.language)
         return next_view(self.db, user_id, pick, prefs.language)
@@ -185,3 +197,80 @@ class ReviewEngine:
             return st
 
         return self.write(user_id, work, release=release)
+
+    # ------------------------------------------------------------------ the daily loop (issue 15)
+
+    def counts(self, user_id: int, prefs: Prefs | None = None, now: datetime | None = None) -> Counts:
+        """New / learning / review left today (:class:`~app.review.queue.Counts`), from the same queue and
+        the same code as the quiz header's; blocks on the database when the queue needs a check."""
+        now = now or now_utc()
+        prefs = prefs or self.prefs(user_id)
+        q = self.queues.get(user_id, prefs.language, now)
+        return self.queues.counts(q, now, prefs.new_per_day, prefs.reviews_per_day)
+
+    def undo(self, user_id: int, key: str | None = None, *, now: datetime | None = None,
+             release: Session | None = None) -> dict[str, Any]:
+        """Undo the user's latest answer of today (``POST /api/review/undo``, ``app/review/undo.py``); a retry
+        with the same ``key`` gets the first response back. Raises ``NothingToUndo`` (409)."""
+        now = now or now_utc()
+        key = key or f"auto-{secrets.token_hex(16)}"
+        for attempt in range(2):
+            try:
+                return self.write(user_id, lambda s: undo_mod.undo(s, user_id, key, now), release=release)
+            except IntegrityError:  # the same key committed by a concurrent retry: replay it
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def regrade(self, user_id: int, log_id: int, rating: object, *, prefs: Prefs | None = None,
+                now: datetime | None = None, release: Session | None = None) -> dict[str, Any]:
+        """Grade a wrong typed answer yourself (``POST /api/review/regrade``, ``app/review/undo.py``)."""
+        now = now or now_utc()
+        prefs = prefs or self.prefs(user_id)
+        return self.write(user_id, lambda s: undo_mod.regrade(s, user_id, log_id, rating, prefs, now,
+                                                              fuzz=self.fuzz), release=release)
+
+    def hold(self, user_id: int, item_id: int, kind: str, *, now: datetime | None = None,
+             release: Session | None = None) -> dict[str, Any]:
+        """Bury (``kind="bury"``, until the user's next day) or suspend an item for this user."""
+        now = now or now_utc()
+        for attempt in range(2):
+            try:
+                return self.write(user_id, lambda s: holds_mod.hold(s, user_id, item_id, kind, now), release=release)
+            except IntegrityError:  # a concurrent hold of the same item inserted first: replace it
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def resume(self, user_id: int, item_id: int, *, release: Session | None = None) -> dict[str, Any]:
+        """Lift this user's bury or suspension of an item (idempotent)."""
+        return self.write(user_id, lambda s: holds_mod.resume(s, user_id, item_id), release=release)
+
+    def held(self, session: Session, user_id: int, now: datetime | None = None) -> list[dict[str, Any]]:
+        """This user's buried and suspended items (``GET /api/review/held``, the page ``/quiz/held``)."""
+        return holds_mod.held(session, user_id, now or now_utc())
+
+    def intervals(self, session: Session, user_id: int, item_id: int, prefs: Prefs | None = None,
+                  now: datetime | None = None) -> dict[str, Any]:
+        """What each grade would give the item now: seconds and a label per rating (the ``fsrs`` scheduler's
+        preview, ``app/srs/preview.py``), and the item's hold."""
+        now = now or now_utc()
+        prefs = prefs or Prefs.of(settings_for(session, user_id))
+        holds_mod.live_item(session, item_id)
+        row = session.connection().execute(select(*(STATES.c[c] for c in STATE_FIELDS)).where(
+            STATES.c.user_id == user_id, STATES.c.item_id == item_id)).first()
+        scheduler = make_scheduler(parameters=list(prefs.parameters) if prefs.parameters else None,
+                                   desired_retention=prefs.desired_retention, fuzz=False)
+        seconds = preview.intervals(item_id, dict(row._mapping) if row is not None else None, scheduler, now)
+        out = [{"rating": r, "seconds": s, "label": preview.label(s)} for r, s in sorted(seconds.items())]
+        return {"item_id": item_id, "new": row is None, "intervals": out,
+                "summary": " · ".join(i["label"] for i in out),  # type: ignore[misc]
+                "hold": holds_mod.hold_public(holds_mod.hold_of(session, user_id, item_id, now))}
+
+    def item_log(self, session: Session, user_id: int, item_id: int, limit: int = 100) -> dict[str, Any]:
+        """The item's own history for this user: its review log rows, newest first (a retired item keeps it)."""
+        if session.get(ReviewItem, item_id) is None:
+            raise ItemNotFound(item_id)
+        rows = session.exec(sm_select(ReviewLog).where(ReviewLog.user_id == user_id, ReviewLog.item_id == item_id)
+                            .order_by(col(ReviewLog.reviewed_at).desc(), col(ReviewLog.id).desc()).limit(limit)).all()
+        return {"item_id": item_id, "data": [log_public(r) for r in rows], "count": len(rows)}

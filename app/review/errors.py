@@ -56,3 +56,13 @@ class BadSettings(ReviewError):
     """A review setting out of its range (``app.core.vocab``)."""
 
     status = 422
+
+
+class NothingToUndo(ReviewError):
+    """No answer of today left to undo (or the one named is not the latest)."""
+
+    status = 409
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(message or "nothing to undo: you have no answer left from today "
+                                    "(undo works within the day of the answer)")

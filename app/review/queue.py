@@ -23,12 +23,12 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
 from sortedcontainers import SortedList
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam, func, or_
 from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session as OrmSession
@@ -38,7 +38,7 @@ from app.core.db import new_session
 from app.core.vocab import LANGUAGES as LANGS
 from app.core.vocab import lang_matches
 from app.models import clock
-from app.models.tables import CARDS, ITEMS, LOGS, STATES
+from app.models.tables import CARDS, HOLDS, ITEMS, LOGS, STATES
 from app.srs.scheduler import as_utc, day_start, to_db
 from app.srs.state import STATE_FIELDS, StateRow
 from app.verification.store import CardVerdicts, card_verdicts
@@ -46,6 +46,7 @@ from app.verification.store import CardVerdicts, card_verdicts
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
 RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
+REVIEW_STATE = 2  # fsrs.State.Review: what the daily review limit caps (learning steps are never capped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,8 @@ class LiveItem:
 
 
 _DUE = STATE_FIELDS.index("due")
+_STATE = STATE_FIELDS.index("state")
+_END = float("inf")
 Change = tuple[int, tuple[Any, ...], datetime]  # (item id, StateRow.as_tuple(), answered at)
 
 
@@ -93,15 +96,44 @@ class UserQueue:
     by_due: SortedList  # (due timestamp, item id): O(log n) to move one item, to count what is due
     cursor: int = 0  # new-item order before it holds only items with a state
     checked: float = field(default_factory=time.monotonic)
+    # the daily loop (issue 15): items the user buried (until their next day) or suspended, the reviews of
+    # items in Review state answered on ``day`` (the daily review limit), and by_due split by kind of state
+    held: frozenset[int] = frozenset()
+    reviews_today: int = 0
+    by_due_review: SortedList = field(default_factory=SortedList)  # state Review
+    by_due_learn: SortedList = field(default_factory=SortedList)  # Learning and Relearning
 
-    def put(self, item_id: int, row: tuple[Any, ...]) -> bool:
-        """Insert or replace an item's state (``StateRow.as_tuple()``); True when it had none (it was new)."""
+    def put(self, item_id: int, row: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """Insert or replace an item's state (``StateRow.as_tuple()``); the state it had (None: it was new)."""
         old = self.states.get(item_id)
         if old is not None:
-            self.by_due.discard((old[_DUE].timestamp(), item_id))
+            entry = (old[_DUE].timestamp(), item_id)
+            self.by_due.discard(entry)
+            (self.by_due_review if old[_STATE] == REVIEW_STATE else self.by_due_learn).discard(entry)
         self.states[item_id] = row
-        self.by_due.add((row[_DUE].timestamp(), item_id))
-        return old is None
+        entry = (row[_DUE].timestamp(), item_id)
+        self.by_due.add(entry)
+        (self.by_due_review if row[_STATE] == REVIEW_STATE else self.by_due_learn).add(entry)
+        return old
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """What is left today, as Anki counts it (the quiz header, the stats page and ``GET /api/review/stats``
+    all show these, computed by :meth:`Queues.counts` alone): new items within today's new quota, items in
+    Learning/Relearning due before the end of the day, items in Review due before the end of the day within
+    today's review quota. Buried and suspended items count nowhere."""
+
+    new: int
+    learning: int
+    review: int
+
+    @property
+    def total(self) -> int:
+        return self.new + self.learning + self.review
+
+    def public(self) -> dict[str, int]:
+        return {"new": self.new, "learning": self.learning, "review": self.review, "total": self.total}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +145,7 @@ class Pick:
     item: LiveItem | None = None
     state: StateRow | None = None
     next_due: datetime | None = None
+    counts: Counts | None = None
 
 
 @lru_cache(maxsize=1)
@@ -139,6 +172,21 @@ def _new_today_statement() -> Any:
         lg.user_id == bindparam("uid"), lg.was_new.is_(True), lg.reviewed_at >= day)
 
 
+@lru_cache(maxsize=1)
+def _reviews_today_statement() -> Any:
+    lg = LOGS.c
+    day: Any = bindparam("day", type_=UTCDateTime())
+    return core_select(func.count()).select_from(LOGS).where(
+        lg.user_id == bindparam("uid"), lg.prev_state == REVIEW_STATE, lg.reviewed_at >= day)
+
+
+@lru_cache(maxsize=1)
+def _held_statement() -> Any:
+    h = HOLDS.c
+    now: Any = bindparam("now", type_=UTCDateTime())
+    return core_select(h.item_id).where(h.user_id == bindparam("uid"), or_(h.until.is_(None), h.until > now))
+
+
 def load_deck(conn: Connection, rev: int) -> DeckIndex:
     items: dict[int, LiveItem] = {}
     order: dict[str, list[int]] = {lang: [] for lang in LANGS}
@@ -163,9 +211,13 @@ def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: i
             states[r.item_id] = StateRow.of(r).as_tuple()
     params = {"uid": user_id, "day": to_db(day)}
     new_today = int(conn.execute(_new_today_statement(), params).scalar_one())
-    by_due = SortedList((row[_DUE].timestamp(), item_id) for item_id, row in states.items())
+    reviews_today = int(conn.execute(_reviews_today_statement(), params).scalar_one())
+    held = frozenset(r.item_id for r in conn.execute(_held_statement(), {"uid": user_id, "now": to_db(now)}))
+    entries = [((row[_DUE].timestamp(), item_id), row[_STATE] == REVIEW_STATE) for item_id, row in states.items()]
     return UserQueue(user_id=user_id, lang=lang, rev=rev, deck=deck, day=day, new_today=new_today,
-                     states=states, by_due=by_due)
+                     states=states, by_due=SortedList(e for e, _r in entries), held=held,
+                     reviews_today=reviews_today, by_due_review=SortedList(e for e, r in entries if r),
+                     by_due_learn=SortedList(e for e, r in entries if not r))
 
 
 @contextmanager
@@ -254,24 +306,56 @@ class Queues:
                     self._users.popitem(last=False)
                 return q
 
-    def pick(self, q: UserQueue, now: datetime, new_per_day: int) -> Pick:
-        """The most overdue item, else the first new one within today's quota, else when one is next due."""
+    def pick(self, q: UserQueue, now: datetime, new_per_day: int, reviews_per_day: int | None = None) -> Pick:
+        """The most overdue item (items in Review only within today's review quota), else the first new one
+        within today's new quota, else when one is next due. Held (buried, suspended) items are skipped."""
         with self._lock:
             deck = q.deck
             now_ts = as_utc(now).timestamp()
-            due_now = q.by_due.bisect_right((now_ts, float("inf")))
-            order = deck.order[q.lang]
-            quota = max(0, new_per_day - q.new_today)
-            new_left = min(quota, max(0, len(order) - len(q.states)))
-            if due_now:
-                item_id = q.by_due[0][1]
-                return Pick(due_now, new_left, deck.items[item_id], StateRow(*q.states[item_id]))
+            counts = self._counts(q, now, new_per_day, reviews_per_day)
+            review_quota = self._review_quota(q, reviews_per_day)
+            learn = _first(q.by_due_learn, q.held)
+            review = _first(q.by_due_review, q.held) if review_quota else None
+            due_now = _due_count(q, False, now_ts) + min(review_quota, _due_count(q, True, now_ts))
+            new_left = counts.new
+            soonest = min((e for e in (learn, review) if e is not None), default=None)
+            if soonest is not None and soonest[0] <= now_ts:
+                item_id = soonest[1]
+                return Pick(due_now, new_left, deck.items[item_id], StateRow(*q.states[item_id]), counts=counts)
             if new_left:
+                order = deck.order[q.lang]
                 while q.cursor < len(order) and order[q.cursor] in q.states:
                     q.cursor += 1
-                if q.cursor < len(order):
-                    return Pick(due_now, new_left, deck.items[order[q.cursor]], None)
-            return Pick(due_now, new_left, next_due=q.states[q.by_due[0][1]][_DUE] if q.by_due else None)
+                j = q.cursor
+                while j < len(order) and (order[j] in q.states or order[j] in q.held):
+                    j += 1
+                if j < len(order):
+                    return Pick(due_now, new_left, deck.items[order[j]], None, counts=counts)
+            next_due = q.states[soonest[1]][_DUE] if soonest is not None else None
+            return Pick(due_now, new_left, next_due=next_due, counts=counts)
+
+    def counts(self, q: UserQueue, now: datetime, new_per_day: int, reviews_per_day: int | None) -> Counts:
+        """New / learning / review left today (see :class:`Counts`): the one place they are computed."""
+        with self._lock:
+            return self._counts(q, now, new_per_day, reviews_per_day)
+
+    @staticmethod
+    def _review_quota(q: UserQueue, reviews_per_day: int | None) -> int:
+        return len(q.states) if reviews_per_day is None else max(0, reviews_per_day - q.reviews_today)
+
+    def _counts(self, q: UserQueue, now: datetime, new_per_day: int, reviews_per_day: int | None) -> Counts:
+        end_ts = (q.day + timedelta(days=1)).timestamp() - 1e-6
+        order = q.deck.order[q.lang]
+        held_new = 0
+        for item_id in q.held:  # held items never answered, of this queue's language
+            item = q.deck.items.get(item_id)
+            if item is not None and item_id not in q.states and lang_matches(item.lang, q.lang):
+                held_new += 1
+        quota = max(0, new_per_day - q.new_today)
+        new = min(quota, max(0, len(order) - len(q.states) - held_new))
+        learning = _due_count(q, False, end_ts)
+        review = min(self._review_quota(q, reviews_per_day), _due_count(q, True, end_ts))
+        return Counts(new=new, learning=learning, review=review)
 
     def applied(self, user_id: int, rev: int, changes: list[tuple[int, StateRow, datetime]]) -> None:
         """A committed transaction moved ``user_id``'s clock to ``rev`` with these (item, new state, answered at)
@@ -298,8 +382,12 @@ class Queues:
         for item_id, row, at in changes:
             if item_id not in deck.items or not lang_matches(deck.items[item_id].lang, q.lang):
                 continue
-            if q.put(item_id, row) and day_start(at) == q.day:
-                q.new_today += 1
+            old = q.put(item_id, row)
+            if day_start(at) == q.day:
+                if old is None:
+                    q.new_today += 1
+                elif old[_STATE] == REVIEW_STATE:
+                    q.reviews_today += 1
         q.rev = rev
 
     def forget_user(self, user_id: int) -> None:
@@ -311,6 +399,25 @@ class Queues:
         with self._lock:
             self._deck = None
             self._users.clear()
+
+
+def _first(by_due: SortedList, held: frozenset[int]) -> tuple[float, int] | None:
+    """The earliest (due timestamp, item id) of ``by_due`` that is not held."""
+    for entry in by_due:
+        if entry[1] not in held:
+            return entry  # type: ignore[no-any-return]
+    return None
+
+
+def _due_count(q: UserQueue, review: bool, until_ts: float) -> int:
+    """Items in Review (``review``) or in Learning/Relearning due at or before ``until_ts``, held ones left out."""
+    by_due = q.by_due_review if review else q.by_due_learn
+    n: int = by_due.bisect_right((until_ts, _END))
+    for item_id in q.held:  # a few items at most: looked up, not scanned for
+        row = q.states.get(item_id)
+        if row is not None and (row[_STATE] == REVIEW_STATE) == review and row[_DUE].timestamp() <= until_ts:
+            n -= 1
+    return n
 
 
 _registry: weakref.WeakKeyDictionary[Engine, Queues] = weakref.WeakKeyDictionary()

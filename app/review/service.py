@@ -48,10 +48,9 @@ def _render(engine: Engine, user_id: int, item: Any, card: Any, state: StateRow 
             release: Session | None = None) -> dict[str, Any]:
     showing_id = None
     if item.kind == "drill":
-        params = drills.new_params(item.key, secrets.randbits(64))
-        item_id = item.id
+        item_id, key, seed = item.id, item.key, secrets.randbits(64)
         # a request's session is closed first (one pooled connection per request); loaded rows stay usable
-        showing_id = run_write(engine, lambda s: _add_showing(s, user_id, item_id, params), release=release)
+        showing_id, params = run_write(engine, lambda s: _showing(s, user_id, item_id, key, seed), release=release)
         front, _back = drill_faces(params)
         back = None
     elif item.kind == "misconception":
@@ -76,7 +75,8 @@ def next_view(engine: Engine, user_id: int, pick: Pick, language: str,
     item = pick.item
     out: dict[str, Any] = {
         "item": None, "due_left": pick.due_now + pick.new_left, "due_now": pick.due_now, "new_left": pick.new_left,
-        "next_due": pick.next_due.isoformat() if pick.next_due is not None else None, "language": language}
+        "next_due": pick.next_due.isoformat() if pick.next_due is not None else None, "language": language,
+        "counts": pick.counts.public() if pick.counts is not None else None}
     if item is not None:
         card = SimpleNamespace(id=item.card_id, slug=item.slug, title_zh=item.title_zh, title_en=item.title_en,
                                source_text=item.source_text, verdicts=item.verdicts)
@@ -84,12 +84,20 @@ def next_view(engine: Engine, user_id: int, pick: Pick, language: str,
     return out
 
 
-def _add_showing(s: Session, user_id: int, item_id: int, params: dict[str, Any]) -> int:
+def _showing(s: Session, user_id: int, item_id: int, key: str, seed: int) -> tuple[int, dict[str, Any]]:
+    """The drill's showing for this user: the latest one while it is unanswered (a page reload keeps its
+    numbers), else a new one with fresh numbers (``seed``)."""
+    last = s.exec(select(DrillShowing).where(DrillShowing.user_id == user_id, DrillShowing.item_id == item_id)
+                  .order_by(col(DrillShowing.id).desc()).limit(1)).first()
+    if last is not None and last.id is not None and s.exec(
+            select(ReviewLog.id).where(ReviewLog.showing_id == last.id)).first() is None:
+        return last.id, dict(last.params)
+    params = drills.new_params(key, seed)
     showing = DrillShowing(user_id=user_id, item_id=item_id, params=params)
     s.add(showing)
     s.flush()
     assert showing.id is not None
-    return showing.id
+    return showing.id, params
 
 
 def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from sqlmodel import Session
 from app.models.user import UserSettings
 
 _DEFAULTS = UserSettings(user_id=0)  # the model's defaults, defined once there
-_FIELDS = ("language", "new_per_day", "desired_retention", "parameters")
+_FIELDS = ("language", "new_per_day", "desired_retention", "parameters", "reviews_per_day")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,7 @@ class Prefs:
     new_per_day: int = _DEFAULTS.new_per_day
     desired_retention: float = _DEFAULTS.desired_retention
     parameters: tuple[float, ...] | None = None
+    reviews_per_day: int = _DEFAULTS.reviews_per_day
 
     @classmethod
     def of(cls, st: UserSettings | dict[str, Any] | None) -> Prefs:
@@ -28,7 +29,8 @@ class Prefs:
         m: dict[str, Any] = st if isinstance(st, dict) else {n: getattr(st, n) for n in _FIELDS}
         params = m["parameters"]
         return cls(language=str(m["language"]), new_per_day=int(m["new_per_day"]),
-                   desired_retention=float(m["desired_retention"]), parameters=tuple(params) if params else None)
+                   desired_retention=float(m["desired_retention"]), parameters=tuple(params) if params else None,
+                   reviews_per_day=int(m.get("reviews_per_day", _DEFAULTS.reviews_per_day)))
 
 
 def settings_for(session: Session, user_id: int, known: UserSettings | None = None) -> UserSettings:

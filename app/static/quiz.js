@@ -1,4 +1,5 @@
-// proofdeck quiz: Space reveals, 1-4 grade, Enter submits a typed drill answer.
+// proofdeck quiz: Space reveals, 1-4 grade, Enter submits a typed drill answer; z / Ctrl+Z undoes the last
+// answer, - buries the item until tomorrow, @ suspends it, h shows its history.
 // Every answer is POSTed with an idempotency key made once per showing and retried on network errors,
 // so a review is never lost and never counted twice.
 "use strict";
@@ -7,7 +8,7 @@
   const KIND = { card: "卡片 card", followup: "追问 follow-up", pitfall: "陷阱 pitfall", drill: "计算 drill",
                  misconception: "纠错 misconception" };
   let current = null, shownAt = 0, idemKey = "", revealed = false, busy = false, answered = false;
-  let chainQueue = [];
+  let chainQueue = [], wrongLog = null;
   // Study session (/quiz/study?q= or ?cards=): the matched cards' items, walked here; no answer is sent, so
   // their schedule is left as it was.
   const studyMode = Boolean($("study")), studyCards = studyMode ? $("study").dataset.cards : "";
@@ -43,6 +44,14 @@
     return lines.length === 2 ? say(lines[1], lines[0]) : d;
   }
   function setDue(n) { const el = $("due-left"); el.textContent = String(n); el.dataset.count = String(n); }
+  // New / learning / review left today: the server's counts (the same as /quiz/stats and /api/review/stats)
+  function setCounts(c) {
+    $("counts").hidden = !c;
+    if (!c) return;
+    for (const [id, n] of [["count-new", c.new], ["count-learning", c.learning], ["count-review", c.review]]) {
+      $(id).textContent = String(n);
+    }
+  }
 
   async function send(method, url, body, key) {
     const headers = { "Content-Type": "application/json", "Accept": "application/json" };
@@ -68,6 +77,11 @@
     $("done").hidden = true; $("quiz").hidden = false;
     $("kind").textContent = KIND[item.kind] || item.kind;
     const c = item.card; $("card-title").textContent = [c.title_zh, c.title_en].filter(Boolean).join(" · ");
+    $("card-title").href = "/cards/" + encodeURIComponent(c.slug);
+    wrongLog = null; $("self-grade-note").hidden = true;
+    $("item-history").hidden = true; $("history").setAttribute("aria-expanded", "false");
+    for (const s of document.querySelectorAll("#grades .ivl")) s.textContent = "";
+    if (!item.study) loadIntervals(item);
     face($("front"), item.front); face($("back"), item.back);
     $("back").hidden = true; $("grades").hidden = true; $("verdict").hidden = true; $("continue-row").hidden = true;
     $("typed-form").hidden = !item.typed; $("reveal-row").hidden = item.typed; $("study-row").hidden = true;
@@ -86,7 +100,7 @@
       if (!r.ok) { status(typeof r.data.detail === "string" ? r.data.detail : "error " + r.status); return; }
       studyItems = r.data.items;
     }
-    setDue(studyItems.length);
+    setDue(studyItems.length); setCounts(null);
     if (studyItems.length) { show(studyItems.shift()); return; }
     current = null; $("quiz").hidden = true; $("done").hidden = false;
     $("next-due").textContent = "学习完成，复习计划未改变 Study session done; your schedule is unchanged.";
@@ -101,7 +115,7 @@
     let r;
     try { r = await send("GET", "/api/review/next"); } finally { loading = false; }
     if (!r.ok) { status(r.data.detail || "error " + r.status); return; }
-    setDue(r.data.due_left);
+    setDue(r.data.counts ? r.data.counts.total : r.data.due_left); setCounts(r.data.counts);
     if (r.data.item) { show(r.data.item); return; }
     current = null; $("quiz").hidden = true; $("done").hidden = false;
     $("next-due").textContent = r.data.next_due
@@ -114,7 +128,81 @@
     revealed = true; $("back").hidden = false; $("reveal-row").hidden = true;
     if (current.study) { answered = true; $("study-row").hidden = false; $("study-next").focus(); return; }
     $("grades").hidden = false;
-    $("grades").querySelector("[data-rating='3']").focus();
+    $("grades").querySelector("button[data-rating='3']").focus();
+  }
+
+  // The interval each grade would give, on its button (the fsrs scheduler's preview, asked for in the
+  // background while the learner reads the front)
+  async function loadIntervals(item) {
+    const r = await send("GET", "/api/review/items/" + item.id + "/intervals");
+    if (!r.ok || current !== item) return;
+    for (const i of r.data.intervals) {
+      const s = document.querySelector('#grades .ivl[data-ivl="' + i.rating + '"]');
+      if (s) s.textContent = i.label;
+    }
+    $("grades").dataset.summary = r.data.summary;
+  }
+
+  async function undo() {
+    if (busy || studyMode) return;
+    busy = true;
+    try {
+      const key = newKey();
+      const r = await send("POST", "/api/review/undo", { idempotency_key: key }, key);
+      if (!r.ok) { status(r.status === 409 ? say("没有可撤销的答案", "Nothing to undo") : detail(r)); return; }
+      chainQueue = []; $("chain").hidden = true;
+      busy = false;
+      await load();
+      status(say("已撤销上一个答案", "Undid the last answer"));
+    } finally { busy = false; }
+  }
+
+  async function hold(kind) {
+    if (busy || !current || studyMode) return;
+    busy = true;
+    const item = current;
+    try {
+      const r = await send("POST", "/api/review/items/" + item.id + "/" + kind, {});
+      if (!r.ok) { status(detail(r)); return; }
+      chainQueue = chainQueue.filter((i) => i.id !== item.id);
+      busy = false;
+      await load();
+      status(kind === "bury" ? say("已搁置到明天", "Buried until tomorrow")
+                             : say("已暂停（在“已搁置/暂停”中恢复）", "Suspended (resume it under Buried & suspended)"));
+    } finally { busy = false; }
+  }
+
+  async function toggleHistory() {
+    if (!current || current.study) return;
+    const box = $("item-history");
+    if (!box.hidden) { box.hidden = true; $("history").setAttribute("aria-expanded", "false"); return; }
+    const r = await send("GET", "/api/review/items/" + current.id + "/log");
+    if (!r.ok) { status(detail(r)); return; }
+    const list = $("history-list"); list.textContent = "";
+    const names = { 1: say("重来", "Again"), 2: say("困难", "Hard"), 3: say("良好", "Good"), 4: say("简单", "Easy") };
+    for (const l of r.data.data) {
+      const li = document.createElement("li");
+      li.textContent = new Date(l.reviewed_at).toLocaleString() + " · " + (names[l.rating] || l.rating)
+        + (l.typed_answer !== null ? " · " + say("输入 ", "typed ") + l.typed_answer : "")
+        + (l.state_after && l.state_after.due ? " → " + say("下次 ", "next ") + new Date(l.state_after.due).toLocaleString() : "");
+      list.appendChild(li);
+    }
+    if (!r.data.data.length) { const li = document.createElement("li"); li.textContent = say("还没有记录", "No reviews yet"); list.appendChild(li); }
+    box.hidden = false; $("history").setAttribute("aria-expanded", "true");
+  }
+
+  // After a wrong typed answer: keep Again (Continue, 1) or grade it yourself (2-4, a slip)
+  async function regrade(rating) {
+    if (busy || wrongLog === null) return;
+    if (rating === 1) { wrongLog = null; await load(); return; }
+    busy = true;
+    try {
+      const r = await send("POST", "/api/review/regrade", { log_id: wrongLog, rating });
+      if (!r.ok) { status(detail(r)); return; }
+      wrongLog = null;
+      busy = false;
+      await load();
+    } finally { busy = false; }
   }
 
   async function answer(payload) {
@@ -148,6 +236,10 @@
     face($("back"), d.solution); $("back").hidden = false;
     $("typed-answer").disabled = true; $("typed-form").hidden = true; $("continue-row").hidden = false;
     $("continue").focus();
+    if (!d.correct) {  // a slip? the learner may grade it themselves; Again stays unless they do
+      wrongLog = d.log_id; $("self-grade-note").hidden = false; $("grades").hidden = false;
+      $("grades").querySelector("button[data-rating='1']").focus();
+    }
   }
 
   async function loadChain(item) {
@@ -171,7 +263,13 @@
 
   document.addEventListener("keydown", (ev) => {
     if (ev.target instanceof HTMLInputElement && ev.target.type !== "radio") return;  // typing an answer
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ev.key.toLowerCase() === "z") { ev.preventDefault(); undo(); return; }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.key === "z") { ev.preventDefault(); undo(); return; }
+    if (ev.key === "-") { ev.preventDefault(); hold("bury"); return; }
+    if (ev.key === "@") { ev.preventDefault(); hold("suspend"); return; }
+    if (ev.key === "h") { ev.preventDefault(); toggleHistory(); return; }
+    if (wrongLog !== null && ["1", "2", "3", "4"].includes(ev.key)) { ev.preventDefault(); regrade(Number(ev.key)); return; }
     if (ev.key === " ") {
       if (!current) return;
       ev.preventDefault();
@@ -185,8 +283,16 @@
   $("continue").addEventListener("click", () => load());
   $("study-next").addEventListener("click", () => load());
   for (const b of document.querySelectorAll("#grades button")) {
-    b.addEventListener("click", () => answer({ rating: Number(b.dataset.rating) }));
+    b.addEventListener("click", () => (wrongLog !== null ? regrade(Number(b.dataset.rating))
+                                                         : answer({ rating: Number(b.dataset.rating) })));
   }
+  $("undo").addEventListener("click", undo);
+  $("undo-done").addEventListener("click", undo);
+  $("bury").addEventListener("click", () => hold("bury"));
+  $("suspend").addEventListener("click", () => hold("suspend"));
+  $("history").addEventListener("click", toggleHistory);
+  if (!studyMode) { $("undo").disabled = false; $("undo-done").disabled = false; }
+  else { for (const id of ["bury", "suspend", "history"]) $(id).hidden = true; $("undo").hidden = true; }
   $("typed-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const v = $("typed-answer").value.trim();

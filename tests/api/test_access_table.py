@@ -126,8 +126,13 @@ class World:
             kwargs["json"] = {"username": f"made-by-{role}"}
         elif (row.method, row.path) == ("POST", "/login"):
             kwargs["data"] = {"username": "learner", "password": PASSWORD}
+        elif (row.method, row.path) == ("POST", "/api/review/regrade"):
+            kwargs["json"] = {"log_id": self.log_id, "rating": 3}
+        elif (row.method, row.path) == ("POST", "/quiz/held/resume"):
+            kwargs["data"] = {"item_id": str(self.item_id)}
         elif (row.method, row.path) == ("POST", "/quiz/settings"):
-            kwargs["data"] = {"desired_retention": "0.9", "new_per_day": "20", "language": "both"}
+            kwargs["data"] = {"desired_retention": "0.9", "new_per_day": "20", "language": "both",
+                              "reviews_per_day": "200"}
         url = re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]), row.path)
         self.client.cookies.clear()  # only the role's Bearer token speaks (POST /login sets a cookie)
         r = self.client.request(row.method, url, headers=self.headers[role], follow_redirects=False, **kwargs)

@@ -213,11 +213,12 @@ def test_password_login(two: tuple[TestClient, dict[str, str], dict[str, str]]) 
                     follow_redirects=False, headers=SAME_SITE)
     assert r.status_code == 303 and r.headers["location"] == "/quiz"
     assert client.get("/api/users/me").json()["username"] == "carol"
-    r = client.post("/quiz/settings", data={"desired_retention": "0.85", "new_per_day": "7", "language": "zh"},
+    r = client.post("/quiz/settings", data={"desired_retention": "0.85", "new_per_day": "7", "language": "zh",
+                                                  "reviews_per_day": "150"},
                     follow_redirects=False, headers=SAME_SITE)
     assert r.status_code == 303
     assert client.get("/api/review/settings").json() == {"desired_retention": 0.85, "new_per_day": 7,
-                                                         "language": "zh", "optimized": False,
+                                                         "reviews_per_day": 150, "language": "zh", "optimized": False,
                                                          "optimized_reviews": 0}
     page = client.get("/quiz/stats")
     assert page.status_code == 200 and 'value="7"' in page.text

@@ -56,7 +56,12 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
         page.keyboard.press("3")
 
         expect(kind).to_contain_text("drill")
-        expect(due).to_have_text("8")
+        # left today, as Anki counts: 8 new, and the two cards graded Good are learning (a step later today);
+        # the follow-up graded Easy is due in days
+        expect(page.locator("#count-new")).to_have_text("8")
+        expect(page.locator("#count-learning")).to_have_text("2")
+        expect(page.locator("#count-review")).to_have_text("0")
+        expect(due).to_have_text("10")
         answer_box = page.locator("#typed-answer")
         assert answer_box.evaluate("el => el === document.activeElement")
         with Session(engine) as s:
@@ -72,7 +77,8 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
         page.emulate_media(color_scheme="dark")
         page.screenshot(path="/tmp/srs-quiz-drill-dark.png", full_page=True)
         page.keyboard.press("Space")
-        expect(due).to_have_attribute("data-count", "7")
+        expect(page.locator("#count-new")).to_have_text("7")  # the drill graded Good: learning too
+        expect(due).to_have_attribute("data-count", "10")
 
         log = page.request.get(f"{live_server}/api/review/log").json()
         assert log["count"] == 4

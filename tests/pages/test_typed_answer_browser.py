@@ -57,3 +57,49 @@ def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> 
         expect(status).to_have_text("")  # the stale question is gone
     finally:
         engine.dispose()
+
+
+@pytest.mark.browser
+def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_server: str, database_url: str,
+                                                                      page: Any) -> None:
+    from playwright.sync_api import expect
+
+    from app.core.db import make_engine
+
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as s, s.begin():
+            user, token = create_user(s, "tess")
+            s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
+        page.goto(f"{live_server}/login?token={token}")
+        kind, front = page.locator("#kind"), page.locator("#front")
+        expect(kind).not_to_have_text("")
+        if "drill" not in kind.inner_text():  # the card itself comes first
+            expect(page.locator("#reveal")).to_be_visible()
+            page.keyboard.press("Space")
+            page.keyboard.press("3")
+        expect(kind).to_contain_text("drill")
+        numbers = front.inner_text()
+        with Session(engine) as s:
+            showings = s.exec(select(DrillShowing)).all()
+        page.reload()  # the same showing: the same numbers, no new showing stored
+        expect(kind).to_contain_text("drill")
+        assert front.inner_text() == numbers
+        with Session(engine) as s:
+            assert len(s.exec(select(DrillShowing)).all()) == len(showings)
+
+        page.locator("#typed-answer").fill("0.000001")
+        page.keyboard.press("Enter")
+        expect(page.locator("#verdict")).to_contain_text("Not quite")
+        # a slip? the learner may grade it; Again is the default (focused)
+        expect(page.locator("#self-grade-note")).to_be_visible()
+        expect(page.locator("#grades")).to_be_visible()
+        assert page.locator("#grades button[data-rating='1']").evaluate("el => el === document.activeElement")
+        page.keyboard.press("3")
+        expect(page.locator("#verdict")).to_be_hidden()  # the next item is shown once the grade is saved
+        expect(kind).to_contain_text("drill")
+        assert front.inner_text() != numbers  # the next drill, new numbers
+        log = page.request.get(f"{live_server}/api/review/log").json()["data"][0]
+        assert log["correct"] is False and log["rating"] == 3 and log["typed_answer"] == "0.000001"
+    finally:
+        engine.dispose()

@@ -52,12 +52,16 @@ class Site:
             ("POST", "/api/review/import/obsidian"): {"json": {"notes": {}}},
             ("POST", "/login"): {"data": {"username": "boss", "password": PASSWORD}},
             ("POST", "/quiz/settings"): {"data": {"desired_retention": "0.85", "new_per_day": "9",
-                                                  "language": "zh"}},
+                                                  "language": "zh", "reviews_per_day": "150"}},
+            ("POST", "/api/review/undo"): {"json": {"idempotency_key": f"undo-{self.victims}"}},
+            # a log that is not the latest answer: 409 once the request gets through (no 4xx of CSRF)
+            ("POST", "/api/review/regrade"): {"json": {"log_id": 2_000_000, "rating": 3}},
+            ("POST", "/quiz/held/resume"): {"data": {"item_id": str(self.item_id)}},
         }
-        assert (method, path) in body or method == "DELETE" or "{user_id}" in path or path in (
+        assert (method, path) in body or method == "DELETE" or "{user_id}" in path or "{item_id}" in path or path in (
             "/api/admin/sync", "/logout", "/logout/everywhere"), f"no request written for {method} {path}"
         kwargs.update(body.get((method, path), {}))
-        url = path.replace("{user_id}", str(self.victim()))
+        url = path.replace("{user_id}", str(self.victim())).replace("{item_id}", str(self.item_id))
         self.client.cookies.clear()
         return self.client.request(method, url, headers={"Cookie": f"{SESSION_COOKIE}={self.cookie}", **headers},
                                    follow_redirects=False, **kwargs)

@@ -95,10 +95,10 @@ def moe(n: int) -> dict[str, Any]:
     recv = [len(recv_slots[src]) for src in range(n)]
     ex = Exchange()
     with phase("forward"):
-        dispatched = _A2A.apply(x[[i for _, (i, _) in slots]], ex, send, recv, "all_to_all")
+        dispatched = _A2A.apply(x[[i for _, (i, _) in slots]], ex, send, recv, "all_to_all")  # type: ignore[no-untyped-call]
         experts_of = [e - rank * per for src in range(n) for _, e in recv_slots[src]]
         out = torch.stack([dispatched[j] @ w_mine[e] for j, e in enumerate(experts_of)])
-        back = _A2A.apply(out, ex, recv, send, "all_to_all")
+        back = _A2A.apply(out, ex, recv, send, "all_to_all")  # type: ignore[no-untyped-call]
         gate = torch.stack([gates[rank, i, sl % sh["top_k"]] for sl, (i, _) in slots])
         y = torch.zeros_like(x).index_add(0, torch.tensor([i for _, (i, _) in slots]), back * gate[:, None])
     sent_forward = ex.sent_elements

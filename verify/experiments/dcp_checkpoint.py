@@ -34,12 +34,14 @@ def _model(mesh: Any) -> tuple[nn.Module, torch.optim.Optimizer]:
 
 
 def _local(t: Any) -> torch.Tensor:
-    return t.to_local() if hasattr(t, "to_local") else t
+    local: torch.Tensor = t.to_local() if hasattr(t, "to_local") else t
+    return local
 
 
 def dcp(n: int) -> dict[str, Any]:
-    import torch.distributed.checkpoint as dcp_api
     from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
+    from torch.distributed.checkpoint.state_dict_loader import load as dcp_load
+    from torch.distributed.checkpoint.state_dict_saver import save as dcp_save
     from torch.distributed.device_mesh import init_device_mesh
 
     rank = dist.get_rank()
@@ -53,7 +55,7 @@ def dcp(n: int) -> dict[str, Any]:
     folder = box[0]
     try:
         msd, osd = get_state_dict(model, opt)
-        dcp_api.save({"model": msd, "optim": osd}, checkpoint_id=folder)
+        dcp_save({"model": msd, "optim": osd}, checkpoint_id=folder)
         dist.barrier()
         files = {f: os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)}
         # load into a fresh copy whose weights differ, then compare
@@ -65,7 +67,7 @@ def dcp(n: int) -> dict[str, Any]:
         opt2.step()
         msd2, osd2 = get_state_dict(model2, opt2)
         state: dict[str, Any] = {"model": msd2, "optim": osd2}
-        dcp_api.load(state, checkpoint_id=folder)
+        dcp_load(state, checkpoint_id=folder)
         set_state_dict(model2, opt2, model_state_dict=state["model"], optim_state_dict=state["optim"])
         diff = max(float((_local(a) - _local(b)).detach().abs().max())
                    for a, b in zip(model.parameters(), model2.parameters(), strict=True))

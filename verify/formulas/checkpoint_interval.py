@@ -16,13 +16,13 @@ import math
 
 def young_interval(*, delta: float, mu: float, sqrt: object = math.sqrt) -> float:
     """Young (1974): √(2δμ)."""
-    return sqrt(2 * delta * mu)  # type: ignore[operator]
+    return sqrt(2 * delta * mu)  # type: ignore[operator,no-any-return]
 
 
 def daly_interval(*, delta: float, mu: float, sqrt: object = math.sqrt) -> float:
     """Daly (2006), for δ < 2μ: √(2δμ)(1 + ⅓√(δ/(2μ)) + (δ/(2μ))/9) − δ."""
     x = delta / (2 * mu)
-    return sqrt(2 * delta * mu) * (1 + sqrt(x) / 3 + x / 9) - delta  # type: ignore[operator]
+    return sqrt(2 * delta * mu) * (1 + sqrt(x) / 3 + x / 9) - delta  # type: ignore[operator,no-any-return]
 
 
 def first_order_waste(*, tau: float, delta: float, mu: float) -> float:
@@ -33,7 +33,7 @@ def first_order_waste(*, tau: float, delta: float, mu: float) -> float:
 def expected_waste(*, tau: float, delta: float, mu: float, exp: object = math.exp) -> float:
     """Exact under exponential failures (rate 1/μ), a failure anywhere in τ + δ losing the segment, no restart
     cost: a segment takes μ(e^((τ+δ)/μ) − 1) on average, so the waste is 1 − τ/(μ(e^((τ+δ)/μ) − 1))."""
-    return 1 - tau / (mu * (exp((tau + delta) / mu) - 1))  # type: ignore[operator]
+    return 1 - tau / (mu * (exp((tau + delta) / mu) - 1))  # type: ignore[operator,no-any-return]
 
 
 def cluster_mtbf(*, node_mtbf: float, nodes: int) -> float:

@@ -105,10 +105,12 @@ async def post_review(request: Request) -> FastJSON:
 
 
 @router.get("/stats")
-def stats(user: CurrentUser, session: SessionDep) -> dict[str, Any]:
-    """Due today, reviewed today, streak, true retention (7/30 days), due forecast for 30 days."""
+def stats(user: CurrentUser, engine: ReviewEngineDep, session: SessionDep) -> dict[str, Any]:
+    """``counts``: new / learning / review left today (the quiz header's and the stats page's numbers, from
+    the review engine); due today, reviewed today, streak, true retention (7/30 days), 30-day forecast."""
     assert user.id is not None
     out = user_stats(session, user.id, now_utc())
+    out["counts"] = engine.counts(user.id).public()
     st = settings_for(session, user.id)
     out["optimizer"] = {"reviews_needed": MIN_REVIEWS, "reviews": out["total_reviews"],
                         "optimized": st.parameters is not None, "optimized_reviews": st.optimized_reviews}
@@ -159,7 +161,8 @@ def item_state(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[
 
 
 def _settings_public(st: UserSettings) -> SettingsPublic:
-    return SettingsPublic(desired_retention=st.desired_retention, new_per_day=st.new_per_day, language=st.language,
+    return SettingsPublic(desired_retention=st.desired_retention, new_per_day=st.new_per_day,
+                          reviews_per_day=st.reviews_per_day, language=st.language,
                           optimized=st.parameters is not None, optimized_reviews=st.optimized_reviews)
 
 
