@@ -52,7 +52,8 @@ SYMBOL_SPECS = (
     SymbolSpec("m", "micro-batches per step", grows=True),
     SymbolSpec("v", "virtual pipeline stages per device"),
     SymbolSpec("t", "tensor-parallel degree", lower=2),
-    SymbolSpec("M", "message size of one collective (elements or bytes, as the claim's unit)", integer=False),
+    SymbolSpec("M", "message size of one collective (elements or bytes, as the claim's unit); FlashAttention's SRAM "
+               "size in elements", integer=False),
     SymbolSpec("b", "micro-batch size (sequences)"),
     SymbolSpec("s", "sequence length"),
     SymbolSpec("h", "hidden size"),
@@ -72,6 +73,17 @@ SYMBOL_SPECS = (
     SymbolSpec("T", "tokens per GPU per step", integer=False),
     SymbolSpec("C", "DDP bucket cap (bytes)"),
     SymbolSpec("C_1", "DDP first-bucket cap (bytes)"),
+    # ---- LLM arithmetic (canon-a): decoder shapes, KV cache, roofline, FlashAttention, LoRA, quantization
+    SymbolSpec("V", "vocabulary size"),
+    SymbolSpec("g", "key/value heads (GQA groups; g = a is MHA, g = 1 MQA)"),
+    SymbolSpec("e", "bytes per element (2 for bf16/fp16)"),
+    SymbolSpec("d", "head dimension (h/a)"),
+    SymbolSpec("f", "a second width: the SwiGLU MLP width, or an adapted weight's output features"),
+    SymbolSpec("R", "LoRA rank"),
+    SymbolSpec("D", "training tokens", integer=False),
+    SymbolSpec("G", "quantization group (block) size"),
+    SymbolSpec("F_peak", "peak compute of an accelerator (FLOP/s)", integer=False),
+    SymbolSpec("B_mem", "memory (HBM) bandwidth (bytes/s)", integer=False),
 )
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s.symbol for s in SYMBOL_SPECS}
 SPEC_OF: dict[sp.Symbol, SymbolSpec] = {s.symbol: s for s in SYMBOL_SPECS}
@@ -100,6 +112,17 @@ ARG_VALUES: dict[str, tuple[str, ...]] = {
                "after_interval_minus_one", "after_interval"),
     "pcie": ("serial", "overlapped"),  # PCIe directions one after the other, or both at once
     "reshard": ("reshard_true", "reshard_false", "reshard_default", "reshard_k"),  # FSDP2 reshard_after_forward
+    # LLM arithmetic (canon-a)
+    "attn": ("mha", "gqa", "mqa"),  # KV heads: a, g, 1
+    "recomp": ("none", "selective", "full"),  # activation recomputation
+    "infer": ("prefill", "decode"),  # inference phases: bs tokens at once, or b
+    "attn_algo": ("standard", "flash"),  # Dao et al.'s Algorithms 0 and 1
+    "attn_kernel": ("naive", "fused"),  # explicit softmax(QKᵀ)V, or F.scaled_dot_product_attention
+    "opt": ("sgd_momentum", "adam", "adamw", "lion", "adam_8bit", "adafactor"),
+    "fp8": ("fp8_e4m3", "fp8_e5m2"),
+    "quant": ("int8", "int4"),  # symmetric absmax, one fp16 scale per group of G
+    "nf4": ("nf4", "nf4_dq"),  # QLoRA's 4-bit store, without and with double quantization
+    "layer_part": ("qkv", "attn_out", "mlp_up", "mlp_down", "norms", "attn_weights", "mlp_weights"),
 }
 
 
@@ -889,6 +912,11 @@ FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_c
 # families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
 RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
+from verify.vocabulary_llm import LLM_FAMILIES, LLM_FAMILY_WHERE, LLM_QUANTITIES  # noqa: E402  (uses the above)
+
+QUANTITIES.update({q.name: q for q in LLM_QUANTITIES})
+FAMILIES.update(LLM_FAMILIES)
+
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max", "diff")
 
 
@@ -899,6 +927,7 @@ def _example(q: Quantity) -> tuple[tuple[str, ...], str]:
     first = {"stage": "zero3", "collective": "all_gather", "phase": "forward", "schedule": "onef1b",
              "impl": "fsdp2_reshard", "recipe": "mixed_adam", "part": "total", "format": "fp16", "limit": "max",
              "scaler": "init_scale", "reshard": "reshard_true", "pcie": "serial"}
+    first.update({kind: ARG_VALUES[kind][0] for kind in ARG_VALUES if kind not in first})
     choices = [[first[kind], *(x for x in ARG_VALUES[kind] if x != first[kind])] for kind in q.params]
     for args in itertools.product(*choices):
         try:
@@ -916,7 +945,8 @@ def table() -> str:
         where = {"zero": "ZeRO sweep runs", "pipeline": "simulated schedules", "checkpoint": "checkpoint_sequential "
                  "runs", "gloo": "Gloo ranks", "ring": "ring simulator", "numerics": "one CPU process",
                  "tp": "a TP layer on 2 Gloo ranks",
-                 "fsdp": "FSDP2 on 2 and 4 Gloo ranks", "ddp": "DDP on 2 Gloo ranks"}.get(q.family, "formula only")
+                 "fsdp": "FSDP2 on 2 and 4 Gloo ranks", "ddp": "DDP on 2 Gloo ranks",
+                 **LLM_FAMILY_WHERE}.get(q.family, "formula only")
         rows.append(f"| `{q.name}` | {', '.join(q.params) or '—'} | {q.unit} | {q.method} ({where}) | "
                     f"`{q.name}({', '.join(args)})` = `{formula}` | {q.doc} |")
     return "\n".join(rows)
