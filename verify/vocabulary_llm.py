@@ -282,6 +282,13 @@ LLM_QUANTITIES = (
              "the saved s × s tensors (softmax output, dropout mask, dropped-out matrix): 5as²b",
              lambda: act.attention_core_bytes(s=s, b=b, a=a), "decoder",
              _decoder(lambda r, _a, _c: r["attention_core_saved_bytes"])),
+    Quantity("layernorm_stats_bytes", (), "bytes", "measured",
+             "bytes of LayerNorm's saved mean and rstd in one layer (two LayerNorms; in the input dtype on CPU); "
+             "measured only: the paper's count leaves them out", None, "decoder",
+             _decoder(lambda r, _a, _c: r["layernorm_stats_saved_bytes"])),
+    Quantity("cpu_dropout_mask_bytes", (), "bytes", "measured",
+             "bytes per element of the mask PyTorch's F.dropout saves for backward on a bf16 CPU tensor; measured only",
+             None, "decoder", _decoder(lambda r, _a, _c: r["cpu_dropout_mask_bytes"])),
     Quantity("activation_bytes_kept", ("recomp",), "bytes", "calculated",
              "bytes kept per layer: none sbh(34 + 5as/h), selective 34sbh, full 2sbh (the layer input)",
              lambda mode: act.recompute_bytes(s=s, b=b, h=h, a=a, mode=mode)),

@@ -120,7 +120,9 @@ def measure(h: int, a: int, g: int, layers: int, vocab: int, s: int, b: int) -> 
         blk(x)
 
     out["layer_saved_bytes"] = saved_activation_bytes(layer, exclude=list(blk.parameters()))
-    out["attention_core_saved_bytes"] = _square_saved(blk, x, s)
+    out["attention_core_saved_bytes"] = _saved_where(blk, x, lambda t: t.dim() >= 2 and tuple(t.shape[-2:]) == (s, s))
+    out["layernorm_stats_saved_bytes"] = _saved_where(blk, x, lambda t: t.dim() >= 1 and t.shape[-1] == 1)
+    out["cpu_dropout_mask_bytes"] = _saved_where(None, x, lambda t: True, lambda: F.dropout(x, DROPOUT, True)) // x.numel()
     # the KV cache after a prefill of s tokens, bf16, for MHA (g = a), GQA (g) and MQA (1)
     out["kv_cache_bytes"] = {}
     for name, heads in (("mha", a), ("gqa", g), ("mqa", 1)):
@@ -133,22 +135,23 @@ def measure(h: int, a: int, g: int, layers: int, vocab: int, s: int, b: int) -> 
     return out
 
 
-def _square_saved(blk: Block, x: torch.Tensor, s: int) -> int:
-    """Bytes of the saved tensors whose last two dimensions are s × s: the attention core (scores' softmax,
-    its dropout mask and the dropped-out matrix) that selective recomputation does not keep."""
+def _saved_where(blk: Block | None, x: torch.Tensor, keep: Any, fn: Any = None) -> int:
+    """Bytes of the distinct storages autograd saves while the block (or ``fn``) runs on x, for the saved tensors
+    ``keep`` selects: s × s (the attention core: softmax output, its dropout mask, the dropped-out matrix, which
+    selective recomputation does not keep), last dimension 1 (LayerNorm's mean and rstd)."""
     seen: set[int] = set()
     total = 0
 
     def pack(t: torch.Tensor) -> torch.Tensor:
         nonlocal total
         st = t.untyped_storage()
-        if t.dim() >= 2 and tuple(t.shape[-2:]) == (s, s) and st.data_ptr() not in seen:
+        if keep(t) and st.data_ptr() not in seen:
             seen.add(st.data_ptr())
             total += st.nbytes()
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        blk(x)
+        blk(x) if fn is None else fn()
     return total
 
 
