@@ -912,10 +912,10 @@ FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_c
 # families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
 RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
-from verify.vocabulary_llm import LLM_FAMILIES, LLM_FAMILY_WHERE, LLM_QUANTITIES  # noqa: E402  (uses the above)
+# families' descriptions for the table, added by the modules that register more quantities
+FAMILY_WHERE: dict[str, str] = {}
 
-QUANTITIES.update({q.name: q for q in LLM_QUANTITIES})
-FAMILIES.update(LLM_FAMILIES)
+import verify.vocabulary_llm  # noqa: E402,F401  (registers the LLM-arithmetic quantities; uses the above)
 
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "Min", "Max", "diff")
 
@@ -946,7 +946,7 @@ def table() -> str:
                  "runs", "gloo": "Gloo ranks", "ring": "ring simulator", "numerics": "one CPU process",
                  "tp": "a TP layer on 2 Gloo ranks",
                  "fsdp": "FSDP2 on 2 and 4 Gloo ranks", "ddp": "DDP on 2 Gloo ranks",
-                 **LLM_FAMILY_WHERE}.get(q.family, "formula only")
+                 **FAMILY_WHERE}.get(q.family, "formula only")
         rows.append(f"| `{q.name}` | {', '.join(q.params) or '—'} | {q.unit} | {q.method} ({where}) | "
                     f"`{q.name}({', '.join(args)})` = `{formula}` | {q.doc} |")
     return "\n".join(rows)

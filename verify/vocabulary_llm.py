@@ -3,7 +3,7 @@ activation bytes, KV cache, roofline, FlashAttention IO, optimizer state, FP8, L
 
     python -c "from verify.vocabulary import table; print(table())"
 
-``verify.vocabulary`` registers these (one table, one vocabulary); formulas live in ``verify.formulas``,
+``verify.vocabulary`` imports this module, which registers these (one table, one vocabulary); formulas live in ``verify.formulas``,
 measurements in ``verify.experiments`` and ``verify.sim``, all imported lazily (torch on first use).
 Families (whose configurations a quantity is measured in):
 
@@ -34,7 +34,7 @@ from verify.formulas import quantization as qz
 from verify.formulas import roofline as rf
 from verify.formulas import training_flops as tf
 from verify.formulas import transformer_params as tp
-from verify.vocabulary import SYMBOLS, Config, Quantity
+from verify.vocabulary import FAMILIES, FAMILY_WHERE, QUANTITIES, SYMBOLS, Config, Quantity
 
 S = SYMBOLS
 h, a, L, s, b, g, e, d, f, R, V, G = (S[x] for x in ("h", "a", "L", "s", "b", "g", "e", "d", "f", "R", "V", "G"))
@@ -352,3 +352,7 @@ LLM_QUANTITIES = (
              "RMS error over Δ/√12 (uniform rounding error); measured only", None, "quant",
              _quant("rms_over_uniform")),
 )
+
+QUANTITIES.update({q.name: q for q in LLM_QUANTITIES})
+FAMILIES.update(LLM_FAMILIES)
+FAMILY_WHERE.update(LLM_FAMILY_WHERE)
