@@ -3,8 +3,8 @@ activation bytes, KV cache, roofline, FlashAttention IO, optimizer state, FP8, L
 
     python -c "from verify.vocabulary import table; print(table())"
 
-``verify.vocabulary`` imports this module, which registers these (one table, one vocabulary); formulas live in ``verify.formulas``,
-measurements in ``verify.experiments`` and ``verify.sim``, all imported lazily (torch on first use).
+``verify.vocabulary`` imports this module, which registers these (one table, one vocabulary); formulas live in
+``verify.formulas``, measurements in ``verify.experiments`` and ``verify.sim``, imported lazily (torch on first use).
 Families (whose configurations a quantity is measured in):
 
 - ``decoder``: a tiny GPT decoder built with torch.nn at two shapes (``verify.experiments.decoder``);
@@ -346,7 +346,7 @@ LLM_QUANTITIES = (
              "stored bits per weight with one fp16 scale per group of G: b + 16/G",
              lambda qn: qz.bits_per_param(bits=_BITS[qn], group=G), "quant", _quant("bits")),
     Quantity("quant_max_error", ("quant",), "fraction of absmax", "measured",
-             "largest |w − ŵ| over the group's absmax (bound 1/(2·qmax)); measured only", None, "quant",
+             "largest abs(w − ŵ) over the group's absmax (bound 1/(2·qmax)); measured only", None, "quant",
              _quant("max_err_over_absmax")),
     Quantity("quant_rms_ratio", ("quant",), "ratio", "measured",
              "RMS error over Δ/√12 (uniform rounding error); measured only", None, "quant",

@@ -122,7 +122,8 @@ def measure(h: int, a: int, g: int, layers: int, vocab: int, s: int, b: int) -> 
     out["layer_saved_bytes"] = saved_activation_bytes(layer, exclude=list(blk.parameters()))
     out["attention_core_saved_bytes"] = _saved_where(blk, x, lambda t: t.dim() >= 2 and tuple(t.shape[-2:]) == (s, s))
     out["layernorm_stats_saved_bytes"] = _saved_where(blk, x, lambda t: t.dim() >= 1 and t.shape[-1] == 1)
-    out["cpu_dropout_mask_bytes"] = _saved_where(None, x, lambda t: True, lambda: F.dropout(x, DROPOUT, True)) // x.numel()
+    mask = _saved_where(None, x, lambda t: True, lambda: F.dropout(x, DROPOUT, True))
+    out["cpu_dropout_mask_bytes"] = mask // x.numel()
     # the KV cache after a prefill of s tokens, bf16, for MHA (g = a), GQA (g) and MQA (1)
     out["kv_cache_bytes"] = {}
     for name, heads in (("mha", a), ("gqa", g), ("mqa", 1)):

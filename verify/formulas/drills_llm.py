@@ -1,6 +1,6 @@
 """Computed drills for the LLM-arithmetic cards: answers from the same formulas the cards' claims are judged by.
 
-    python -c "from verify.formulas.drills import *; k = 'kv-cache-gib'; print(question(k, new_params(k)), answer(k, new_params(k)))"
+    python -c "from verify.formulas.drills import *; k = 'kv-cache-gib'; print(answer(k, new_params(k)))"
 
 Registered into ``verify.formulas.drills.DRILLS`` (imported at its end). Pure Python: no torch.
 """
@@ -40,7 +40,8 @@ def _act_gb(s: int, b: int, h: int, a: int) -> float:
 
 
 def _act_worked(s: int, b: int, h: int, a: int) -> Worked:
-    return Worked("A", r"\frac{s\cdot b\cdot h\cdot(34+\frac{5\cdot a\cdot s}{h})}{10^{9}}", {"s": s, "b": b, "h": h, "a": a})
+    return Worked("A", r"\frac{s\cdot b\cdot h\cdot(34+\frac{5\cdot a\cdot s}{h})}{10^{9}}",
+                  {"s": s, "b": b, "h": h, "a": a})
 
 
 def _kv_gib(layers: int, kv_heads: int, tokens: int, batch: int) -> float:
@@ -124,7 +125,8 @@ LLM_DRILLS = (
     Drill("kv-cache-gib", "kv-cache",
           {"layers": (32, 40, 80), "kv_heads": (8, 32, 40), "tokens": (2048, 4096, 32768), "batch": (1, 8, 32)},
           _kv_gib, "GiB",
-          "KV cache, L = {layers}, {kv_heads} KV heads of dimension 128, fp16, {batch} sequences of {tokens} tokens: GiB?",
+          "KV cache, L = {layers}, {kv_heads} KV heads of dimension 128, fp16, {batch} sequences of {tokens} "
+          "tokens: GiB?",
           "KV 缓存，L = {layers}，{kv_heads} 个 KV 头、头维 128，fp16，{batch} 条 {tokens} token 的序列：多少 GiB？",
           worked=_kv_worked),
     Drill("decode-ms", "prefill-decode-roofline",
@@ -149,7 +151,8 @@ LLM_DRILLS = (
     Drill("lora-trainable-m", "lora-qlora",
           {"r": (8, 16, 64), "h": (4096, 8192), "layers": (32, 80), "per_layer": (2, 4)},
           _lora_m, "M",
-          "LoRA of rank {r} on {per_layer} h × h projections per layer, h = {h}, {layers} layers: trainable parameters, "
+          "LoRA of rank {r} on {per_layer} h × h projections per layer, h = {h}, {layers} layers: trainable "
+          "parameters, "
           "in millions?",
           "秩 {r} 的 LoRA，每层 {per_layer} 个 h × h 投影，h = {h}，{layers} 层：可训练参数多少百万？",
           worked=_lora_worked),

@@ -1,6 +1,6 @@
 """KV cache bytes: 2 (K and V) · layers · KV heads · head dim · bytes per element, per token.
 
-    python -c "from verify.formulas.kv_cache import *; print(bytes_per_token(layers=32, kv_heads=32, head_dim=128, elem=2))"
+python -c "from verify.formulas.kv_cache import *; print(bytes_per_token(layers=80, kv_heads=8, head_dim=128, elem=2))"
 
 Multi-head attention keeps a KV head per query head (g = a); grouped-query attention shares one KV head
 among a/g query heads; multi-query attention keeps one (g = 1). Per sequence: × tokens; per batch: × b.

@@ -1,6 +1,6 @@
 """Parameters of a GPT-style decoder: 12h² + 13h per layer, plus embeddings.
 
-    python -c "from verify.formulas.transformer_params import *; print(decoder_params(h=768, layers=12, vocab=50257, ctx=1024))"
+    python -c "from verify.formulas.transformer_params import *; print(layer_params(h=768))"
 
 A layer (pre- or post-LayerNorm, biases on): QKV 3h² + 3h, output projection h² + h, MLP 4h² + 4h and
 4h² + h, two LayerNorms 2h each = 12h² + 13h. The model adds token embeddings Vh (the LM head tied to

@@ -42,7 +42,8 @@ def _flash(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, sram: int) -> tupl
     n, d = q.shape
     bc = math.ceil(sram / (4 * d))
     br = min(bc, d)
-    o, ell, m = torch.zeros(n, d, dtype=q.dtype), torch.zeros(n, dtype=q.dtype), torch.full((n,), -math.inf, dtype=q.dtype)
+    o, ell = torch.zeros(n, d, dtype=q.dtype), torch.zeros(n, dtype=q.dtype)
+    m = torch.full((n,), -math.inf, dtype=q.dtype)
     io = n * d + 2 * n  # initialise O, ℓ, m in HBM
     peak = 0
     for j in range(0, n, bc):
