@@ -130,7 +130,8 @@ EDITS = [  # (card, claim, old, new): the same edit in the prose and the claim's
 ASSERT_EDITS = {
     "layer-12h2-13h": ("13*h", "12*h"), "llama2-7b": ("== 524288", "== 786432"),
     "e4m3-not-ieee": ("1.75*2**8)", "1.875*2**8)"), "three-times-forward": ("4*forward", "5*forward"),
-    "seven-b-sizes": ("G=128) == 4.125)", "G=128) == 4.25)"), "measured-states": ("(adafactor) == 8/h)", "(adafactor) == 6/h)"),
+    "seven-b-sizes": ("G=128) == 4.125)", "G=128) == 4.25)"),
+    "measured-states": ("(adafactor) == 8/h)", "(adafactor) == 6/h)"),
 }
 
 

@@ -151,8 +151,9 @@ def _saved_where(blk: Block | None, x: torch.Tensor, keep: Any, fn: Any = None) 
             total += st.nbytes()
         return t
 
+    run = fn if fn is not None else (lambda: blk(x) if blk is not None else None)
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        blk(x) if fn is None else fn()
+        run()
     return total
 
 
