@@ -53,7 +53,8 @@ SYMBOL_SPECS = (
     SymbolSpec("m", "micro-batches per step", grows=True),
     SymbolSpec("v", "virtual pipeline stages per device"),
     SymbolSpec("t", "tensor-parallel degree", lower=2),
-    SymbolSpec("M", "message size of one collective (elements or bytes, as the claim's unit)", integer=False),
+    SymbolSpec("M", "message size of one collective (elements or bytes, as the claim's unit); FlashAttention's SRAM "
+               "size in elements", integer=False),
     SymbolSpec("b", "micro-batch size (sequences)"),
     SymbolSpec("s", "sequence length"),
     SymbolSpec("h", "hidden size"),
@@ -73,6 +74,17 @@ SYMBOL_SPECS = (
     SymbolSpec("T", "tokens per GPU per step", integer=False),
     SymbolSpec("C", "DDP bucket cap (bytes)"),
     SymbolSpec("C_1", "DDP first-bucket cap (bytes)"),
+    # ---- LLM arithmetic (canon-a): decoder shapes, KV cache, roofline, FlashAttention, LoRA, quantization
+    SymbolSpec("V", "vocabulary size"),
+    SymbolSpec("g", "key/value heads (GQA groups; g = a is MHA, g = 1 MQA)"),
+    SymbolSpec("e", "bytes per element (2 for bf16/fp16)"),
+    SymbolSpec("d", "head dimension (h/a)"),
+    SymbolSpec("f", "a second width: the SwiGLU MLP width, or an adapted weight's output features"),
+    SymbolSpec("R", "LoRA rank"),
+    SymbolSpec("D", "training tokens", integer=False),
+    SymbolSpec("G", "quantization group (block) size"),
+    SymbolSpec("F_peak", "peak compute of an accelerator (FLOP/s)", integer=False),
+    SymbolSpec("B_mem", "memory (HBM) bandwidth (bytes/s)", integer=False),
 )
 SYMBOLS: dict[str, sp.Symbol] = {s.name: s.symbol for s in SYMBOL_SPECS}
 SPEC_OF: dict[sp.Symbol, SymbolSpec] = {s.symbol: s for s in SYMBOL_SPECS}
@@ -101,6 +113,17 @@ ARG_VALUES: dict[str, tuple[str, ...]] = {
                "after_interval_minus_one", "after_interval"),
     "pcie": ("serial", "overlapped"),  # PCIe directions one after the other, or both at once
     "reshard": ("reshard_true", "reshard_false", "reshard_default", "reshard_k"),  # FSDP2 reshard_after_forward
+    # LLM arithmetic (canon-a)
+    "attn": ("mha", "gqa", "mqa"),  # KV heads: a, g, 1
+    "recomp": ("none", "selective", "full"),  # activation recomputation
+    "infer": ("prefill", "decode"),  # inference phases: bs tokens at once, or b
+    "attn_algo": ("standard", "flash"),  # Dao et al.'s Algorithms 0 and 1
+    "attn_kernel": ("naive", "fused"),  # explicit softmax(QKᵀ)V, or F.scaled_dot_product_attention
+    "opt": ("sgd_momentum", "adam", "adamw", "lion", "adam_8bit", "adafactor"),
+    "fp8": ("fp8_e4m3", "fp8_e5m2"),
+    "quant": ("int8", "int4"),  # symmetric absmax, one fp16 scale per group of G
+    "nf4": ("nf4", "nf4_dq"),  # QLoRA's 4-bit store, without and with double quantization
+    "layer_part": ("qkv", "attn_out", "mlp_up", "mlp_down", "norms", "attn_weights", "mlp_weights"),
 }
 
 
@@ -890,6 +913,13 @@ FAMILIES: dict[str, ConfigsFn] = {"zero": _zero_configs, "pipeline": _pipeline_c
 # families whose measurement reads a claim's fixed values itself (a re-run, or another run of the same probe)
 RERUNNABLE = frozenset({"pipeline", "numerics", "ddp"})
 
+# where the families other modules add are measured (the table's "obtained" column)
+FAMILY_WHERE: dict[str, str] = {}
+
+# the LLM-arithmetic canon (issue 19, part a): decoder, FLOPs, activations, KV cache, roofline, FlashAttention,
+# optimizer state, FP8, LoRA, quantization (verify/vocabulary_arith.py registers itself; uses the above)
+import verify.vocabulary_arith  # noqa: E402,F401
+
 HELPERS = ("approx", "reduction", "sqrt", "ceiling", "floor", "log", "exp", "Min", "Max", "diff")
 
 
@@ -925,10 +955,7 @@ def table() -> str:
     return "\n".join(rows)
 
 
-# where the families other modules add are measured (the table's "obtained" column)
-FAMILY_WHERE: dict[str, str] = {}
-
-# the LLM-systems canon (issue 19): serving, context/expert parallelism, checkpoints (verify/vocabulary_llm.py)
+# the LLM-systems canon (issue 19, part b): serving, context/expert parallelism, checkpoints (verify/vocabulary_llm.py)
 from verify.vocabulary_llm import extend as _extend_llm  # noqa: E402
 
 _extend_llm(sys.modules[__name__])

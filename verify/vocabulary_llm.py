@@ -64,7 +64,17 @@ def extend(v: ModuleType) -> None:
     Q, Config = v.Quantity, v.Config
     for name, meaning, lower, integer, grows in NEW_SYMBOLS:
         spec_ = v.SymbolSpec(name, meaning, lower=lower, integer=integer, grows=grows)
-        setattr(v, "SYMBOL_SPECS", (*getattr(v, "SYMBOL_SPECS"), spec_))  # noqa: B009,B010
+        known = v.SYMBOLS.get(name)
+        if known is not None:  # one letter, two readings (d: a head's width, and the data-parallel degree)
+            old = v.SPEC_OF[known]
+            if (old.lower, old.integer, old.grows) != (lower, integer, grows):
+                raise ValueError(f"symbol {name!r} is declared twice with different assumptions: "
+                                 f"{old} and {spec_}; rename one of them")
+            spec_ = v.SymbolSpec(name, f"{old.meaning}; {meaning}", lower=lower, integer=integer, grows=grows)
+            setattr(v, "SYMBOL_SPECS", tuple(spec_ if s.name == name else s  # noqa: B010
+                                             for s in getattr(v, "SYMBOL_SPECS")))  # noqa: B009
+        else:
+            setattr(v, "SYMBOL_SPECS", (*getattr(v, "SYMBOL_SPECS"), spec_))  # noqa: B009,B010
         v.SYMBOLS[name] = spec_.symbol
         v.SPEC_OF[spec_.symbol] = spec_
     S = v.SYMBOLS

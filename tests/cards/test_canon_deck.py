@@ -17,12 +17,6 @@ from verify.formulas.drills import answer, drills_for_card, new_params
 CANON_B = ("sequence-parallelism", "expert-parallelism-moe", "3d-parallelism", "gradient-accumulation",
            "nccl-ring-vs-tree", "paged-kv-cache-continuous-batching", "speculative-decoding",
            "tp-inference-communication", "sharded-checkpointing", "checkpoint-interval-young-daly")
-# the other half of issue 19, written on another branch: a link to one of these is allowed before it lands
-CANON_A = ("decoder-parameter-count", "training-flops", "activation-memory", "kv-cache-size",
-           "prefill-decode-roofline", "flash-attention-io", "optimizer-memory-variants", "fp8-bf16-fp16-formats",
-           "lora-qlora", "weight-only-quantization")
-
-
 def _deck() -> dict[str, CardDoc]:
     docs = [load_card_file(p) for p in sorted(CARDS.glob("*.md")) if p.name.lower() != "readme.md"]
     return {d.slug: d for d in docs}
@@ -55,7 +49,7 @@ def test_links_reach_two_cards_of_the_deck(slug: str, deck: dict[str, CardDoc]) 
     present = [link.slug for link in links if link.slug in deck]
     assert len(present) >= 2, f"{slug} links to {present} in the deck"
     for link in links:
-        assert link.slug in deck or link.slug in CANON_A, f"{slug} links to unknown {link.slug!r}"
+        assert link.slug in deck, f"{slug} links to unknown {link.slug!r}"
         assert link.title.zh and link.title.en
 
 

@@ -168,8 +168,12 @@ def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
 # ------------------------------------------------------------------ every measured quantity, at its meter
 
 def _measured_names(claims: list[Claim]) -> list[str]:
+    """Measured quantities the claims name; the LLM-arithmetic families have their own, cheaper meter test
+    (tests/verify/test_llm_cards.py, one claim per quantity)."""
+    from verify.vocabulary_arith import LLM_FAMILIES
+
     used = {n for c in claims for n in QUANTITIES if f"{n}(" in c.asserts}
-    return sorted(n for n in used if QUANTITIES[n].measure is not None)
+    return sorted(n for n in used if QUANTITIES[n].measure is not None and QUANTITIES[n].family not in LLM_FAMILIES)
 
 
 def _scaled(measure: Any) -> Any:

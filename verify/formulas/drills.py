@@ -265,3 +265,6 @@ def question(key: str, params: dict[str, Any]) -> dict[str, str]:
         "en": d.question_en.format(**params) + f" ({d.unit})",
         "zh": d.question_zh.format(**params) + f"（{d.unit}）",
     }
+
+
+import verify.formulas.drills_arith  # noqa: E402,F401  (registers the LLM-arithmetic cards' drills into DRILLS)
