@@ -29,7 +29,7 @@ def state_bytes(h: int) -> dict[str, dict[str, Any]]:
     for name, make in OPTIMIZERS.items():
         torch.manual_seed(0)
         w = torch.nn.Parameter(torch.randn(h, h))
-        opt = make([w])
+        opt = make([w])  # type: ignore[no-untyped-call]
         (w**2).sum().backward()
         opt.step()
         state = [t for s in opt.state.values() for key, t in s.items() if key != "step" and torch.is_tensor(t)]
