@@ -182,10 +182,12 @@ def _symbolic(source: str) -> Outcome | None:
 
 def reset_caches() -> None:
     """Forget cached ledger formulas and verdicts (tests that mutate a formula call this)."""
+    from verify.claim_judge import _drift  # the text/assertion pairing reads the ledger's values too
     from verify.vocabulary import _ledger
 
     _ledger.cache_clear()
     _symbolic.cache_clear()
+    _drift.cache_clear()
 
 
 def combine(outs: list[Outcome]) -> Outcome:

@@ -165,6 +165,35 @@ def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
     assert peak.verdict == "confirmed", peak.evaluated
 
 
+# ------------------------------------------------------------------ card text mutations (text/assertion pairing)
+
+TEXT_MUTATIONS = [  # (card, claim, old, new): a number edited in the prose and the claim's quote alike
+    # 16 is mixed Adam's ledger value inside the assertion's difference term, not this relation's 18
+    ("mixed-precision-memory", "megatron-18-bytes", "counts 18 bytes per parameter", "counts 16 bytes per parameter"),
+    ("zero-sharding", "zero1-memory-4x", r"reduces memory by $4\times$", r"reduces memory by $8\times$"),
+]
+
+
+@pytest.mark.parametrize(("slug", "claim_id", "old", "new"), TEXT_MUTATIONS)
+def test_a_wrong_card_number_is_a_mismatch(tmp_path: Path, runs: list[dict[str, Any]], slug: str, claim_id: str,
+                                           old: str, new: str) -> None:
+    import shutil
+
+    deck = tmp_path / "cards"
+    shutil.copytree(CARDS, deck)
+    card = deck / f"{slug}.md"
+
+    def verdict() -> str:
+        chosen = [c for c in read_cards(deck) if c.card == slug and c.claim_id == claim_id]
+        assert chosen, claim_id
+        return str(judge(chosen, Evidence(runs))[0]["verdict"])
+    assert verdict() != "mismatch"
+    text = card.read_text(encoding="utf-8")
+    assert text.count(old) >= 2, old  # the prose and the claim quoting it
+    card.write_text(text.replace(old, new), encoding="utf-8")
+    assert verdict() == "mismatch"
+
+
 # ------------------------------------------------------------------ every measured quantity, at its meter
 
 def _measured_names(claims: list[Claim]) -> list[str]:
