@@ -28,6 +28,9 @@ from verify.stages.torch_impls import TORCH_IMPLS, TorchImpl
 
 WARMUP_STEPS = 2
 RING_PEAK_PASSES = 2
+# variants that all-gather parameters during forward/backward: their peak is sampled over several passes
+# (FSDP2 without resharding gathers in forward and keeps the layers through backward: judged like ZeRO-3)
+GATHERING = frozenset({"zero3", "torch-fsdp2-reshard", "torch-fsdp2-no-reshard"})
 
 
 @dataclass(frozen=True)
@@ -86,10 +89,10 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     state = st.state_tensors()
     mem = {f"{k}_bytes": storage_bytes(state[k], seen) for k in ("params", "grads", "optim")}
     persistent = sum(mem.values())
-    # Peak over forward + backward (where ZeRO-3 gathers). Gloo's worker thread frees a collective's
-    # temporaries whenever it next runs, so the peak varies with scheduling: sample it, keep min and max.
+    # Peak over forward + backward (where ZeRO-3 and FSDP2 gather). Gloo's worker thread frees a collective's
+    # temporaries whenever it next runs, so the peak varies with scheduling: sample it, judge the worst pass.
     peaks = []
-    for _ in range(opts.peak_samples if st.name == "zero3" else 1):
+    for _ in range(opts.peak_samples if variant in GATHERING or st.name == "zero3" else 1):
         peaks.append(peak_meter(st.forward_backward))
         st.optimizer_step()
         st.step_index += 1

@@ -758,8 +758,10 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "share of a (non-root) unit's parameters a rank holds between forward and backward",
              _fsdp_formula("held_after_forward"), "fsdp",
              _fsdp_measure(lambda r, _a, _n: sp.Rational(r["block_held_after_forward"], r["block_unsharded"]))),
-    Quantity("fsdp_ring_volume", ("reshard",), "elements", "measured",
-             "elements a rank sends per step with ideal rings (payloads × (g−1)/g, g = each call's group)",
+    Quantity("fsdp_ring_volume", ("reshard",), "elements", "calculated",
+             "elements a rank would send per step with ideal rings: FSDP2's measured payloads (each all-gather and "
+             "reduce-scatter it called) × the ideal ring's (g−1)/g, g = each call's group; calculated, not measured "
+             "(FSDP2 calls the backend's collectives, not our send/recv rings; its socket bytes are Gloo's)",
              _fsdp_formula("ring_volume_per_psi"), "fsdp", _fsdp_measure(_fsdp_volume)),
     Quantity("fsdp_backward_group", ("reshard",), "ranks", "measured",
              "ranks in a unit's backward all-gather (0: none)",

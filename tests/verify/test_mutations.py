@@ -153,6 +153,45 @@ def test_zero_redundancy_treated_as_ddp_flips_its_verdicts(runs: list[dict[str, 
         assert judge_parsed(parse(s), Evidence(mutant)).verdict == "refuted", s
 
 
+def _impl_swapped(runs: list[dict[str, Any]], impl: str, source: str,
+                  edit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """The stored runs with ``impl``'s measurements replaced by ``source``'s (then ``edit``ed)."""
+    mutant = copy.deepcopy(runs)
+    src = {r["world_size"]: r for r in runs if r["impl"] == source}
+    for r in mutant:
+        if r["impl"] == impl:
+            r["measured"] = copy.deepcopy(src[r["world_size"]]["measured"])
+            if edit:
+                edit(r["measured"])
+    return mutant
+
+
+def _full_between_steps(measured: dict[str, Any]) -> None:  # parameters kept unsharded between steps
+    measured["persistent_bytes"] += 3 * measured["param_bytes"]
+
+
+IMPL_CLAIM_MUTATIONS = [  # (card claim judged on PyTorch's implementations, mutation of the stored runs)
+    ("zero-sharding", "zero1-identical-to-pytorch-ddp-as-implemented",
+     lambda runs: _impl_swapped(runs, "torch-zero-redundancy", "torch-ddp")),  # ZeRO-1 run as plain DDP
+    ("zero-sharding", "followup-fsdp2-false-no-second-gather",
+     lambda runs: _impl_swapped(runs, "torch-fsdp2-no-reshard", "torch-fsdp2-reshard")),  # gathers again
+    ("fsdp-zero", "reshard-false-still-sharded-between-steps",
+     lambda runs: _impl_swapped(runs, "torch-fsdp2-no-reshard", "torch-fsdp2-no-reshard", _full_between_steps)),
+]
+
+
+@pytest.mark.parametrize(("slug", "claim_id", "mutate"), IMPL_CLAIM_MUTATIONS,
+                         ids=[c for _, c, _ in IMPL_CLAIM_MUTATIONS])
+def test_card_claims_on_pytorch_implementations_follow_their_measurement(
+        runs: list[dict[str, Any]], slug: str, claim_id: str, mutate: Callable[[Any], Any]) -> None:
+    chosen = [c for c in read_cards(CARDS) if (c.card, c.claim_id) == (slug, claim_id)]
+    assert len(chosen) == 1 and "impl_" in chosen[0].asserts
+    before = judge(chosen, Evidence(runs))[0]
+    after = judge(chosen, Evidence(mutate(runs)))[0]
+    assert before["method"] == after["method"] == "measured"
+    assert before["verdict"] != after["verdict"], (before["reason_en"], after["reason_en"])
+
+
 def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
     """DDP's default gradient_as_bucket_view=False keeps a bucket copy of the gradients (fp32: 4Ψ bytes) that
     the view mode does not; FSDP2 without resharding holds more at its peak than with it."""
