@@ -160,8 +160,13 @@ def _order(op: str, lhs: sp.Expr, rhs: sp.Expr, tol: sp.Expr) -> Outcome:
     return Outcome("conditional", "held at every sampled admissible value; sympy could not prove it for all")
 
 
+SYMBOLIC_AHEAD: dict[str, Outcome | None] = {}  # assertion -> the ledger's verdict, judged ahead (verify.prejudge)
+
+
 def symbolic(parsed: Parsed) -> Outcome | None:
     """The ledger's verdict on the whole assertion (None when a quantity has no formula)."""
+    if parsed.source in SYMBOLIC_AHEAD:
+        return SYMBOLIC_AHEAD[parsed.source]
     return _symbolic(parsed.source)
 
 
@@ -182,12 +187,14 @@ def _symbolic(source: str) -> Outcome | None:
 
 def reset_caches() -> None:
     """Forget cached ledger formulas and verdicts (tests that mutate a formula call this)."""
-    from verify.claim_judge import _drift  # the text/assertion pairing reads the ledger's values too
+    from verify.claim_judge import DRIFT_AHEAD, _drift  # the text/assertion pairing reads the ledger's values too
     from verify.vocabulary import _ledger
 
     _ledger.cache_clear()
     _symbolic.cache_clear()
     _drift.cache_clear()
+    SYMBOLIC_AHEAD.clear()
+    DRIFT_AHEAD.clear()
 
 
 def combine(outs: list[Outcome]) -> Outcome:

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from verify import progress
 from verify.meters import wire
 from verify.meters.comm import CommMeter
 from verify.meters.memory import peak_meter_for, retained_meter_for, saved_activation_bytes, storage_bytes
@@ -170,7 +171,22 @@ def _ring_step(st: Any, peak_meter: Any) -> dict[str, Any]:
 
 def sweep_rank(opts: SweepOptions) -> list[dict[str, Any]]:
     """Run every variant in this rank (inside an initialised process group)."""
-    return [run_variant(v, opts) for v in opts.variants]
+    out = []
+    for v in opts.variants:
+        out.append(run_variant(v, opts))
+        progress.note(f"N={dist.get_world_size()} {v}")
+    return out
+
+
+def sweep_and_probe_rank(opts: SweepOptions) -> dict[str, Any]:
+    """The sweep, then the starter deck's Gloo probe in the same ranks and process group (one launch per N
+    instead of two: no second fork, torch set-up or rendezvous)."""
+    from verify.experiments.dist_probe import probe_rank
+
+    runs = sweep_rank(opts)
+    result = probe_rank(dist.get_world_size())
+    progress.note(f"N={dist.get_world_size()} probe")
+    return {"runs": runs, "probe": result}
 
 
 def layer_numels(dims: list[int]) -> list[int]:

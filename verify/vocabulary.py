@@ -285,18 +285,14 @@ def _ring_steps_of(run: Any, op: str) -> int:
 
 
 def _checkpoint_configs(_ev: Any) -> list[Config]:
-    from verify.checks.starter_common import local_run
-
-    r = local_run("checkpointing")
+    r = _local("checkpointing")
     return [Config(f"L={r['layers']} k={seg}", {"L": r["layers"], "k": int(seg)}) for seg in r["runs"] if seg != "None"]
 
 
 def _checkpoint(read: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Measure:
     """One ``checkpoint_sequential`` run (16 × Linear+ReLU, profiler peak, counted Linear forwards)."""
     def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
-        from verify.checks.starter_common import local_run
-
-        r = local_run("checkpointing")
+        r = _local("checkpointing")
         run = r["runs"].get(str(cfg.values.get("k")))
         if run is None or cfg.values.get("L") != r["layers"]:
             return None
@@ -380,12 +376,17 @@ def _numerics_configs(_ev: Any) -> list[Config]:
     return [Config(f"CPU b={b_}", {"b": int(b_), "S": 2**16, "w": 1, "u": sp.Rational(1, 1000)}) for b_ in _saved()]
 
 
-@cache
+LOCAL_RUNS: dict[tuple[Any, ...], Any] = {}  # (name, *args) -> result; ``verify.prejudge`` fills it ahead
+
+
 def _local(name: str, *args: Any) -> Any:
     """One run of ``verify.experiments.local.<name>`` per process and arguments (deterministic on CPU)."""
     from verify.checks.starter_common import local_run
 
-    return local_run(name, *args)
+    key = (name, *args)
+    if key not in LOCAL_RUNS:
+        LOCAL_RUNS[key] = local_run(name, *args)
+    return LOCAL_RUNS[key]
 
 
 def _state_parts(parts: Mapping[str, int]) -> dict[str, int]:
