@@ -214,31 +214,51 @@ def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, 
     return out
 
 
-def print_summary(report: dict[str, Any]) -> None:
+def summary_console(width: int | None = None) -> Any:
+    """A console as wide as the terminal (``COLUMNS`` or 160 columns when not on one: a pipe or a log)."""
+    import shutil
+
     from rich.console import Console
+
+    return Console(width=width or shutil.get_terminal_size((160, 24)).columns, soft_wrap=False)
+
+
+def print_summary(report: dict[str, Any], console: Any = None) -> None:
+    """The runs, the verdicts and the zh/en contradictions as tables that fit the console: numbers never wrap,
+    long text folds onto more lines instead of being cut."""
     from rich.table import Table
 
-    console = Console()
-    t = Table(title=f"runs ({report['environment']['sweep_wall_s']} s)")
-    for col in ("impl", "stage", "N", "state bytes", "predicted", "peak", "payload", "wire", "step ms"):
-        t.add_column(col)
+    console = console or summary_console()
+    from rich import box
+
+    wide = console.width >= 130  # exact byte counts where they fit; MB (3 significant decimals) where not
+
+    def size(x: float) -> str:
+        return f"{int(x):,}" if wide else f"{x / 1e6:.3f}M"
+    t = Table(title=f"runs ({report['environment']['sweep_wall_s']} s; bytes per rank" +
+              ("" if wide else ", M = 10⁶, pt = PyTorch") + ")", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for col in ("impl", "stage", "N", "state", "predicted", "peak", "payload", "wire", "step ms"):
+        t.add_column(col, no_wrap=col != "impl", overflow="fold",
+                     justify="right" if col not in ("impl", "stage") else "left")
     for r in report["runs"]:
         me, pr = r["measured"], r["predicted"]
-        t.add_row(r["impl"], r["stage"], str(r["world_size"]), f"{me['persistent_bytes']:,}",
-                  f"{int(pr['model_state_bytes']):,}", f"{me['peak_bytes']:,}",
-                  f"{sum(me['comm_payload_bytes'].values()):,}", f"{me['wire_bytes_sent'] or 0:,}",
-                  f"{r['step_time_s'] * 1000:.1f}")
+        impl = r["impl"] if wide else r["impl"].replace("reference", "ref").replace("torch-", "pt-")
+        t.add_row(impl, r["stage"], str(r["world_size"]), size(me["persistent_bytes"]),
+                  size(pr["model_state_bytes"]), size(me["peak_bytes"]), size(sum(me["comm_payload_bytes"].values())),
+                  size(me["wire_bytes_sent"] or 0), f"{r['step_time_s'] * 1000:.1f}")
     console.print(t)
-    v = Table(title="claims")
-    for col in ("claim", "verdict", "reason"):
-        v.add_column(col)
+    v = Table(title="claims", expand=True, box=box.SIMPLE_HEAD)
+    v.add_column("card", overflow="fold", ratio=1)
+    v.add_column("claim", overflow="fold", ratio=2)
+    v.add_column("verdict", no_wrap=True)
+    v.add_column("reason", overflow="fold", ratio=6)
     for c in report["claims"]:
-        v.add_row(c["claim_id"], c["verdict"], c["reason_en"])
+        v.add_row(c.get("card", ""), c["claim_id"], c["verdict"], c["reason_en"])
     console.print(v)
     if report.get("contradictions"):
-        x = Table(title="zh and en say different things")
-        for col in ("card", "quantity", "zh", "en"):
-            x.add_column(col)
+        x = Table(title="zh and en say different things", expand=True, box=box.SIMPLE_HEAD)
+        for col, ratio in (("card", 1), ("quantity", 2), ("zh", 4), ("en", 4)):
+            x.add_column(col, overflow="fold", ratio=ratio)
         for row in report["contradictions"]:
             x.add_row(row["card"], row["quantity"], f"{row['zh']['verdict']}: {row['zh']['text_zh']}",
                       f"{row['en']['verdict']}: {row['en']['text_en']}")
