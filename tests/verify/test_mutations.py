@@ -324,3 +324,39 @@ class TestMeasuringCode:
             self.sent_bytes += send.numel() * send.element_size()  # as if sent twice
         monkeypatch.setattr(RingCollectives, "_exchange", whole)
         assert _claim_verdict(statement, _sweep(2, ("ddp",))) == "refuted"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_fsdp2_without_resharding_is_judged_on_its_worst_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the last profiled pass holds one more layer-sized buffer: a peak read from one pass (the first)
+    would miss it; ``impl_peak_bytes`` is the worst pass, so it must show the buffer."""
+    import torch
+
+    from verify.launch import launch
+    from verify.model import layer_dims
+    from verify.stages.torch_impls import TorchImpl
+    from verify.sweep import SweepOptions, sweep_rank
+
+    dims = layer_dims(40_000)
+    samples = 3
+    extra_bytes = max(dims) ** 2 * 4  # an fp32 copy of the largest gathered layer's weight
+    calls = {"n": 0}
+    orig = TorchImpl.forward_backward
+
+    def leaky(self: TorchImpl) -> None:
+        calls["n"] += 1  # 2 warm-up steps, 1 metered step, then the profiled passes
+        if calls["n"] == 3 + samples:
+            held = torch.ones(extra_bytes // 4)
+            orig(self)
+            del held
+            return
+        orig(self)
+    monkeypatch.setattr(TorchImpl, "forward_backward", leaky)
+    opts = SweepOptions(dims=dims, variants=("torch-fsdp2-no-reshard",), timed_steps=0, peak_samples=samples,
+                        ring=False)
+    for rank in launch(sweep_rank, 2, args=(opts,), timeout_s=240):
+        run = rank[0]
+        assert len(run["peak_transient_bytes_samples"]) == samples
+        assert run["peak_transient_bytes"] == max(run["peak_transient_bytes_samples"])
+        assert run["peak_transient_bytes"] - run["peak_transient_bytes_samples"][0] >= extra_bytes * 9 // 10
