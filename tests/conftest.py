@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy.engine import Engine
+from sqlalchemy import event
+from sqlalchemy.engine import Connection, Engine
 
 from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.utils.db import fresh_database_url
@@ -36,6 +37,42 @@ def _cheap_password_hashing() -> Iterator[None]:
     security._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     yield
     security._hasher = production
+
+
+# Every SQLAlchemy engine that connected since the last test ended (strong references: an engine the
+# garbage collector took before being disposed would warn just the same).
+_engines_used: dict[int, Engine] = {}
+
+
+def _remember_engine(conn: Connection) -> None:
+    _engines_used.setdefault(id(conn.engine), conn.engine)
+
+
+def _dispose_engines_used() -> None:
+    while _engines_used:
+        _engines_used.popitem()[1].dispose()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _track_engines() -> Iterator[None]:
+    event.listen(Engine, "engine_connect", _remember_engine)
+    yield
+    event.remove(Engine, "engine_connect", _remember_engine)
+    _dispose_engines_used()
+
+
+@pytest.fixture(autouse=True)
+def _dispose_engines_used_by_the_test(_track_engines: None) -> Iterator[None]:
+    """Close the pooled connections of every engine that connected during the test (or since the last
+    one: module fixtures' teardowns), after it.
+
+    An engine a test (or an app it built) leaves behind keeps its connections open until the garbage
+    collector finds them, maybe during a later test on the same worker: psycopg then warns "Connection was
+    deleted while still open" and, warnings being errors, that later test fails (CI, PostgreSQL pass,
+    2026-12-01). Disposing here makes that impossible rather than relying on every test to clean up.
+    """
+    yield
+    _dispose_engines_used()
 
 
 @pytest.fixture
