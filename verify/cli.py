@@ -52,6 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+PROBE_TIMEOUT_S = 120.0  # what the starter probe may add to a launch (verify.experiments.dist_probe)
 MIN_PARAMS = 10_000  # below this the MLP's hidden width is < 30: activations and per-message headers rival Ψ
 
 
@@ -204,8 +205,9 @@ def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, 
             bar.update(task, advance=1, description=f"sweep {line.split(' ', 1)[0]}: {nxt}")
         t = time.perf_counter()
         if with_probe:
-            ranks = launch(sweep_and_probe_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s,
-                           on_progress=step)
+            # the probe had a launch (and 120 s) of its own before it joined the sweep's ranks: keep its allowance
+            ranks = launch(sweep_and_probe_rank, n, args=(opts,), backend=backend,
+                           timeout_s=timeout_s + PROBE_TIMEOUT_S, on_progress=step)
             out[n] = [r["runs"] for r in ranks]
             dist_probe.store(n, [r["probe"] for r in ranks])
         else:
