@@ -132,8 +132,31 @@ def browser() -> Iterator[Any]:
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make test does it)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        _bound_actions(b)
         yield b
         b.close()
+
+
+# Playwright's default 30 s bound on a navigation or an action failed at load 25 (page.goto of a card page,
+# PostgreSQL pass, 2026-12-01). A bound, not a wait: a page that loads returns at once.
+ACTION_TIMEOUT_MS = 120_000
+
+
+def _bound_actions(browser: Any) -> None:
+    """Every context (and page) the tests open from ``browser`` gets ACTION_TIMEOUT_MS as its default."""
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def bounded_context(*args: Any, **kwargs: Any) -> Any:
+        context = new_context(*args, **kwargs)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        return context
+
+    def bounded_page(*args: Any, **kwargs: Any) -> Any:
+        pg = new_page(*args, **kwargs)
+        pg.set_default_timeout(ACTION_TIMEOUT_MS)
+        return pg
+
+    browser.new_context, browser.new_page = bounded_context, bounded_page
 
 
 @pytest.fixture
