@@ -188,6 +188,11 @@ def _bar(show: bool) -> Any:
                     console=Console(stderr=True), transient=True)
 
 
+def _sweep_and_probe(opts: SweepOptions) -> dict[str, Any]:
+    """In each rank: this module's ``sweep_rank`` (what a test may replace), then the probe."""
+    return sweep_and_probe_rank(opts, sweep=sweep_rank)
+
+
 def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, timeout_s: float, bar: Any,
                 timings: dict[str, float]) -> dict[int, list[list[dict[str, Any]]]]:
     """One launch per N; on Gloo the same ranks also run the starter probe (stored for the judge)."""
@@ -206,7 +211,7 @@ def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, 
         t = time.perf_counter()
         if with_probe:
             # the probe had a launch (and 120 s) of its own before it joined the sweep's ranks: keep its allowance
-            ranks = launch(sweep_and_probe_rank, n, args=(opts,), backend=backend,
+            ranks = launch(_sweep_and_probe, n, args=(opts,), backend=backend,
                            timeout_s=timeout_s + PROBE_TIMEOUT_S, on_progress=step)
             out[n] = [r["runs"] for r in ranks]
             dist_probe.store(n, [r["probe"] for r in ranks])

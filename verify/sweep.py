@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,12 +179,13 @@ def sweep_rank(opts: SweepOptions) -> list[dict[str, Any]]:
     return out
 
 
-def sweep_and_probe_rank(opts: SweepOptions) -> dict[str, Any]:
-    """The sweep, then the starter deck's Gloo probe in the same ranks and process group (one launch per N
-    instead of two: no second fork, torch set-up or rendezvous)."""
+def sweep_and_probe_rank(opts: SweepOptions,
+                         sweep: Callable[[SweepOptions], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """The sweep (``sweep``, default ``sweep_rank``), then the starter deck's Gloo probe in the same ranks and
+    process group (one launch per N instead of two: no second fork, torch set-up or rendezvous)."""
     from verify.experiments.dist_probe import probe_rank
 
-    runs = sweep_rank(opts)
+    runs = (sweep or sweep_rank)(opts)
     result = probe_rank(dist.get_world_size())
     progress.note(f"N={dist.get_world_size()} probe")
     return {"runs": runs, "probe": result}
