@@ -22,13 +22,15 @@ import torch
 from verify.checks import Evidence, judge
 from verify.claim_judge import contradictions
 from verify.claims import read_cards
+from verify.experiments import dist_probe
 from verify.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.meters.comm import warm_up
 from verify.model import layer_dims
+from verify.prejudge import Ahead
 from verify.report import build_runs, write_json
 from verify.stages import REFERENCE_STAGES
 from verify.stages.torch_impls import TORCH_IMPLS
-from verify.sweep import SweepOptions, sweep_rank
+from verify.sweep import SweepOptions, sweep_and_probe_rank, sweep_rank
 
 DEFAULT_CARDS = Path(__file__).resolve().parent.parent / "cards"
 
@@ -50,6 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+PROBE_TIMEOUT_S = 120.0  # what the starter probe may add to a launch (verify.experiments.dist_probe)
 MIN_PARAMS = 10_000  # below this the MLP's hidden width is < 30: activations and per-message headers rival Ψ
 
 
@@ -96,7 +99,11 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
                cards: str | Path = DEFAULT_CARDS, with_torch: bool = True, timeout_s: float = 300.0,
                batch_per_rank: int = 8, timed_steps: int = 2, progress: bool = False,
                ring: bool = True) -> dict[str, Any]:
-    """Sweep, judge and return the report (the JSON shape of ``--json``)."""
+    """Sweep, judge and return the report (the JSON shape of ``--json``).
+
+    Without torchrun: one launch per world size runs every variant and then (on Gloo) the starter deck's probe
+    in the same ranks; meanwhile a forked child judges what needs no run (``verify.prejudge``). The report's
+    ``environment.timings_s`` says where the wall time went."""
     dims = layer_dims(params)
     variants = (*REFERENCE_STAGES, *(TORCH_IMPLS if with_torch else ()))
     env = torchrun_env()
@@ -104,6 +111,7 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
                          timed_steps=timed_steps, local_rank=None if env is None else env.local_rank)
     opts = replace(opts, ring=ring)
     per_world: dict[int, list[list[dict[str, Any]]]] = {}
+    timings: dict[str, float] = {}
     t0 = time.perf_counter()
     if env is not None:
         gathered = run_under_torchrun(sweep_rank, env, args=(opts,), backend=backend, timeout_s=timeout_s)
@@ -111,66 +119,153 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
             return {}
         per_world[env.world_size] = gathered
         world_sizes = (env.world_size,)
+        timings["sweep"] = time.perf_counter() - t0
+        t = time.perf_counter()
+        claims = read_cards(cards)
+        timings["read cards"] = time.perf_counter() - t
     else:
-        warm_up()
-        per_world = _launch_all(world_sizes, backend, opts, timeout_s, progress)
+        t = time.perf_counter()
+        claims = read_cards(cards)
+        timings["read cards"] = time.perf_counter() - t
+        dist_probe.forget()
+        ahead = Ahead(claims)  # forked before any thread starts (rich's bar runs one)
+        try:
+            warm_up()
+            with _bar(progress) as bar:
+                per_world = _launch_all(world_sizes, backend, opts, timeout_s, bar, timings)
+                t = time.perf_counter()
+                ok = ahead.collect(timeout_s)
+                timings["waiting for the judged-ahead child"] = time.perf_counter() - t
+                if not ok:
+                    print("warning: judging ahead failed; judging everything now", file=sys.stderr)
+        finally:
+            ahead.cancel()
+    t = time.perf_counter()
     runs = build_runs(per_world, dims, batch_per_rank)
     for r in runs:
         r["backend"], r["launcher"] = backend, "fork" if env is None else "torchrun"
-    claims = judge(read_cards(cards), Evidence(runs, backend))
+    with _bar(progress) as bar:
+        task = bar.add_task("judging", total=len(claims))
+
+        def judged(c: Any) -> None:
+            bar.update(task, advance=1, description=f"judging {c.card}")
+        verdicts = judge(claims, Evidence(runs, backend), on_claim=judged)
+    timings["judge"] = time.perf_counter() - t
     return {
         "environment": {"torch": torch.__version__, "backend": backend, "device": "cuda" if backend == "nccl"
                         else "cpu", "world_sizes": list(world_sizes), "psi": runs[0]["psi"] if runs else None,
-                        "sweep_wall_s": round(time.perf_counter() - t0, 3), "torchrun": env is not None},
+                        "sweep_wall_s": round(time.perf_counter() - t0, 3), "torchrun": env is not None,
+                        "timings_s": {k: round(v, 3) for k, v in timings.items()}},
         "runs": runs,
-        "claims": claims,
-        "contradictions": contradictions(claims),
+        "claims": verdicts,
+        "contradictions": contradictions(verdicts),
     }
 
 
-def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, timeout_s: float,
-                progress: bool) -> dict[int, list[list[dict[str, Any]]]]:
-    out: dict[int, list[list[dict[str, Any]]]] = {}
-    if not progress:
-        for n in world_sizes:
-            out[n] = launch(sweep_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s)
-        return out
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+class _NoBar:
+    """Stands in for rich's Progress when nothing is shown (not a terminal, tests)."""
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), transient=True) as bar:
-        task = bar.add_task(f"sweep N={world_sizes[0]}", total=len(world_sizes))
-        for n in world_sizes:
-            bar.update(task, description=f"sweep N={n} ({len(opts.variants)} variants)")
-            out[n] = launch(sweep_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s)
-            bar.advance(task)
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, *_a: Any, **_k: Any) -> int:
+        return 0
+
+    def update(self, *_a: Any, **_k: Any) -> None:
+        return None
+
+
+def _bar(show: bool) -> Any:
+    if not show:
+        return _NoBar()
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True)
+
+
+def _sweep_and_probe(opts: SweepOptions) -> dict[str, Any]:
+    """In each rank: this module's ``sweep_rank`` (what a test may replace), then the probe."""
+    return sweep_and_probe_rank(opts, sweep=sweep_rank)
+
+
+def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, timeout_s: float, bar: Any,
+                timings: dict[str, float]) -> dict[int, list[list[dict[str, Any]]]]:
+    """One launch per N; on Gloo the same ranks also run the starter probe (stored for the judge)."""
+    out: dict[int, list[list[dict[str, Any]]]] = {}
+    with_probe = backend == "gloo"
+    per_n = len(opts.variants) + (1 if with_probe else 0)
+    task = bar.add_task(f"sweep N={world_sizes[0]}", total=per_n * len(world_sizes))
+    for n in world_sizes:
+        bar.update(task, description=f"sweep N={n}: {opts.variants[0]}")
+        order = [*opts.variants, *(["probe"] if with_probe else [])]
+
+        def step(line: str, order: list[str] = order) -> None:
+            done = line.split(" ", 1)[-1]
+            nxt = order[order.index(done) + 1] if done in order and order.index(done) + 1 < len(order) else "…"
+            bar.update(task, advance=1, description=f"sweep {line.split(' ', 1)[0]}: {nxt}")
+        t = time.perf_counter()
+        if with_probe:
+            # the probe had a launch (and 120 s) of its own before it joined the sweep's ranks: keep its allowance
+            ranks = launch(_sweep_and_probe, n, args=(opts,), backend=backend,
+                           timeout_s=timeout_s + PROBE_TIMEOUT_S, on_progress=step)
+            out[n] = [r["runs"] for r in ranks]
+            dist_probe.store(n, [r["probe"] for r in ranks])
+        else:
+            out[n] = launch(sweep_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s, on_progress=step)
+        timings[f"sweep N={n}" + (" (+ probe)" if with_probe else "")] = time.perf_counter() - t
     return out
 
 
-def print_summary(report: dict[str, Any]) -> None:
+def summary_console(width: int | None = None) -> Any:
+    """A console as wide as the terminal (``COLUMNS`` or 160 columns when not on one: a pipe or a log)."""
+    import shutil
+
     from rich.console import Console
+
+    return Console(width=width or shutil.get_terminal_size((160, 24)).columns, soft_wrap=False)
+
+
+def print_summary(report: dict[str, Any], console: Any = None) -> None:
+    """The runs, the verdicts and the zh/en contradictions as tables that fit the console: numbers never wrap,
+    long text folds onto more lines instead of being cut."""
     from rich.table import Table
 
-    console = Console()
-    t = Table(title=f"runs ({report['environment']['sweep_wall_s']} s)")
-    for col in ("impl", "stage", "N", "state bytes", "predicted", "peak", "payload", "wire", "step ms"):
-        t.add_column(col)
+    console = console or summary_console()
+    from rich import box
+
+    wide = console.width >= 130  # exact byte counts where they fit; MB (3 significant decimals) where not
+
+    def size(x: float) -> str:
+        return f"{int(x):,}" if wide else f"{x / 1e6:.3f}M"
+    t = Table(title=f"runs ({report['environment']['sweep_wall_s']} s; bytes per rank" +
+              ("" if wide else ", M = 10⁶, pt = PyTorch") + ")", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False)
+    for col in ("impl", "stage", "N", "state", "predicted", "peak", "payload", "wire", "step ms"):
+        t.add_column(col, no_wrap=col != "impl", overflow="fold",
+                     justify="right" if col not in ("impl", "stage") else "left")
     for r in report["runs"]:
         me, pr = r["measured"], r["predicted"]
-        t.add_row(r["impl"], r["stage"], str(r["world_size"]), f"{me['persistent_bytes']:,}",
-                  f"{int(pr['model_state_bytes']):,}", f"{me['peak_bytes']:,}",
-                  f"{sum(me['comm_payload_bytes'].values()):,}", f"{me['wire_bytes_sent'] or 0:,}",
-                  f"{r['step_time_s'] * 1000:.1f}")
+        impl = r["impl"] if wide else r["impl"].replace("reference", "ref").replace("torch-", "pt-")
+        t.add_row(impl, r["stage"], str(r["world_size"]), size(me["persistent_bytes"]),
+                  size(pr["model_state_bytes"]), size(me["peak_bytes"]), size(sum(me["comm_payload_bytes"].values())),
+                  size(me["wire_bytes_sent"] or 0), f"{r['step_time_s'] * 1000:.1f}")
     console.print(t)
-    v = Table(title="claims")
-    for col in ("claim", "verdict", "reason"):
-        v.add_column(col)
+    v = Table(title="claims", expand=True, box=box.SIMPLE_HEAD)
+    v.add_column("card", overflow="fold", ratio=1)
+    v.add_column("claim", overflow="fold", ratio=2)
+    v.add_column("verdict", no_wrap=True)
+    v.add_column("reason", overflow="fold", ratio=6)
     for c in report["claims"]:
-        v.add_row(c["claim_id"], c["verdict"], c["reason_en"])
+        v.add_row(c.get("card", ""), c["claim_id"], c["verdict"], c["reason_en"])
     console.print(v)
     if report.get("contradictions"):
-        x = Table(title="zh and en say different things")
-        for col in ("card", "quantity", "zh", "en"):
-            x.add_column(col)
+        x = Table(title="zh and en say different things", expand=True, box=box.SIMPLE_HEAD)
+        for col, ratio in (("card", 1), ("quantity", 2), ("zh", 4), ("en", 4)):
+            x.add_column(col, overflow="fold", ratio=ratio)
         for row in report["contradictions"]:
             x.add_row(row["card"], row["quantity"], f"{row['zh']['verdict']}: {row['zh']['text_zh']}",
                       f"{row['en']['verdict']}: {row['en']['text_en']}")

@@ -160,8 +160,13 @@ def _order(op: str, lhs: sp.Expr, rhs: sp.Expr, tol: sp.Expr) -> Outcome:
     return Outcome("conditional", "held at every sampled admissible value; sympy could not prove it for all")
 
 
+SYMBOLIC_AHEAD: dict[str, Outcome | None] = {}  # assertion -> the ledger's verdict, judged ahead (verify.prejudge)
+
+
 def symbolic(parsed: Parsed) -> Outcome | None:
     """The ledger's verdict on the whole assertion (None when a quantity has no formula)."""
+    if parsed.source in SYMBOLIC_AHEAD:
+        return SYMBOLIC_AHEAD[parsed.source]
     return _symbolic(parsed.source)
 
 
@@ -182,10 +187,14 @@ def _symbolic(source: str) -> Outcome | None:
 
 def reset_caches() -> None:
     """Forget cached ledger formulas and verdicts (tests that mutate a formula call this)."""
+    from verify.claim_judge import DRIFT_AHEAD, _drift  # the text/assertion pairing reads the ledger's values too
     from verify.vocabulary import _ledger
 
     _ledger.cache_clear()
     _symbolic.cache_clear()
+    _drift.cache_clear()
+    SYMBOLIC_AHEAD.clear()
+    DRIFT_AHEAD.clear()
 
 
 def combine(outs: list[Outcome]) -> Outcome:
@@ -295,8 +304,8 @@ def method_of(parsed: Parsed, rows: list[dict[str, Any]]) -> str:
     methods = {QUANTITIES[a.quantity].method for a in parsed.atoms.values()}
     if "construction" in methods:  # holds because the reference code was written so: never "measured"
         return "construction"
-    if judged:
-        return "measured" if methods == {"measured"} else sorted(methods - {"calculated"} or methods)[0]
+    if judged:  # the weakest method among the quantities names the claim's: a calculated factor is never "measured"
+        return next(m for m in ("calculated", "simulated", "measured") if m in methods)
     return "calculated"
 
 

@@ -26,6 +26,8 @@ import torch
 import torch.distributed as dist
 from torch.multiprocessing.spawn import ProcessExitedException, ProcessRaisedException, start_processes
 
+from verify import progress
+
 
 class RankFailed(RuntimeError):
     """A rank raised or died; the message names the rank and carries its traceback."""
@@ -67,8 +69,12 @@ def device_for(backend: str, local_rank: int = 0) -> str:
 
 
 def _rank_main(rank: int, world: int, backend: str, init_file: str, out_dir: str,
-               fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float) -> None:
+               fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float, progress_file: str | None) -> None:
     torch.set_num_threads(1)
+    if progress_file and rank == 0:
+        os.environ[progress.ENV] = progress_file
+    else:
+        os.environ.pop(progress.ENV, None)
     if backend == "nccl":
         torch.cuda.set_device(rank)
     dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world,
@@ -82,19 +88,29 @@ def _rank_main(rank: int, world: int, backend: str, init_file: str, out_dir: str
 
 
 def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (), backend: str = "gloo",
-           timeout_s: float = 120.0) -> list[Any]:
-    """Run ``fn(*args)`` in ``world_size`` fresh ranks; return each rank's result, rank order."""
+           timeout_s: float = 120.0, on_progress: Callable[[str], None] | None = None) -> list[Any]:
+    """Run ``fn(*args)`` in ``world_size`` fresh ranks; return each rank's result, rank order.
+
+    ``on_progress`` receives each line rank 0 notes (``verify.progress.note``) while the ranks run."""
     out_dir = tempfile.mkdtemp(prefix="verify-")
+    progress_file = os.path.join(out_dir, "progress") if on_progress else None
+    follower = progress.Follower(progress_file) if progress_file else None
     ctx = start_processes(
         _rank_main, args=(world_size, backend, os.path.join(out_dir, "rendezvous"), out_dir, fn, args,
-                          timeout_s),
+                          timeout_s, progress_file),
         nprocs=world_size, join=False, start_method=start_method_for(backend))
     deadline = time.monotonic() + timeout_s
     try:
         while not ctx.join(timeout=0.2):
+            if follower and on_progress:
+                for line in follower.new_lines():
+                    on_progress(line)
             if time.monotonic() > deadline:
                 raise RankTimeout(f"ranks of world size {world_size} did not finish within {timeout_s:.0f} s;"
                                   " all were killed")
+        if follower and on_progress:
+            for line in follower.new_lines():
+                on_progress(line)
         results = []
         for rank in range(world_size):
             with open(os.path.join(out_dir, f"result-{rank}.pkl"), "rb") as f:

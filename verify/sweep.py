@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 import torch.distributed as dist
 
+from verify import progress
 from verify.meters import wire
 from verify.meters.comm import CommMeter
 from verify.meters.memory import peak_meter_for, retained_meter_for, saved_activation_bytes, storage_bytes
@@ -28,6 +30,9 @@ from verify.stages.torch_impls import TORCH_IMPLS, TorchImpl
 
 WARMUP_STEPS = 2
 RING_PEAK_PASSES = 2
+# variants that all-gather parameters during forward/backward: their peak is sampled over several passes
+# (FSDP2 without resharding gathers in forward and keeps the layers through backward: judged like ZeRO-3)
+GATHERING = frozenset({"zero3", "torch-fsdp2-reshard", "torch-fsdp2-no-reshard"})
 
 
 @dataclass(frozen=True)
@@ -86,10 +91,10 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     state = st.state_tensors()
     mem = {f"{k}_bytes": storage_bytes(state[k], seen) for k in ("params", "grads", "optim")}
     persistent = sum(mem.values())
-    # Peak over forward + backward (where ZeRO-3 gathers). Gloo's worker thread frees a collective's
-    # temporaries whenever it next runs, so the peak varies with scheduling: sample it, keep min and max.
+    # Peak over forward + backward (where ZeRO-3 and FSDP2 gather). Gloo's worker thread frees a collective's
+    # temporaries whenever it next runs, so the peak varies with scheduling: sample it, judge the worst pass.
     peaks = []
-    for _ in range(opts.peak_samples if st.name == "zero3" else 1):
+    for _ in range(opts.peak_samples if variant in GATHERING or st.name == "zero3" else 1):
         peaks.append(peak_meter(st.forward_backward))
         st.optimizer_step()
         st.step_index += 1
@@ -167,7 +172,23 @@ def _ring_step(st: Any, peak_meter: Any) -> dict[str, Any]:
 
 def sweep_rank(opts: SweepOptions) -> list[dict[str, Any]]:
     """Run every variant in this rank (inside an initialised process group)."""
-    return [run_variant(v, opts) for v in opts.variants]
+    out = []
+    for v in opts.variants:
+        out.append(run_variant(v, opts))
+        progress.note(f"N={dist.get_world_size()} {v}")
+    return out
+
+
+def sweep_and_probe_rank(opts: SweepOptions,
+                         sweep: Callable[[SweepOptions], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """The sweep (``sweep``, default ``sweep_rank``), then the starter deck's Gloo probe in the same ranks and
+    process group (one launch per N instead of two: no second fork, torch set-up or rendezvous)."""
+    from verify.experiments.dist_probe import probe_rank
+
+    runs = (sweep or sweep_rank)(opts)
+    result = probe_rank(dist.get_world_size())
+    progress.note(f"N={dist.get_world_size()} probe")
+    return {"runs": runs, "probe": result}
 
 
 def layer_numels(dims: list[int]) -> list[int]:

@@ -309,18 +309,14 @@ def _ring_steps_of(run: Any, op: str) -> int:
 
 
 def _checkpoint_configs(_ev: Any) -> list[Config]:
-    from verify.checks.starter_common import local_run
-
-    r = local_run("checkpointing")
+    r = _local("checkpointing")
     return [Config(f"L={r['layers']} k={seg}", {"L": r["layers"], "k": int(seg)}) for seg in r["runs"] if seg != "None"]
 
 
 def _checkpoint(read: Callable[[dict[str, Any], dict[str, Any]], Any]) -> Measure:
     """One ``checkpoint_sequential`` run (16 × Linear+ReLU, profiler peak, counted Linear forwards)."""
     def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
-        from verify.checks.starter_common import local_run
-
-        r = local_run("checkpointing")
+        r = _local("checkpointing")
         run = r["runs"].get(str(cfg.values.get("k")))
         if run is None or cfg.values.get("L") != r["layers"]:
             return None
@@ -404,12 +400,17 @@ def _numerics_configs(_ev: Any) -> list[Config]:
     return [Config(f"CPU b={b_}", {"b": int(b_), "S": 2**16, "w": 1, "u": sp.Rational(1, 1000)}) for b_ in _saved()]
 
 
-@cache
+LOCAL_RUNS: dict[tuple[Any, ...], Any] = {}  # (name, *args) -> result; ``verify.prejudge`` fills it ahead
+
+
 def _local(name: str, *args: Any) -> Any:
     """One run of ``verify.experiments.local.<name>`` per process and arguments (deterministic on CPU)."""
     from verify.checks.starter_common import local_run
 
-    return local_run(name, *args)
+    key = (name, *args)
+    if key not in LOCAL_RUNS:
+        LOCAL_RUNS[key] = local_run(name, *args)
+    return LOCAL_RUNS[key]
 
 
 def _state_parts(parts: Mapping[str, int]) -> dict[str, int]:
@@ -782,8 +783,10 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in (
              "share of a (non-root) unit's parameters a rank holds between forward and backward",
              _fsdp_formula("held_after_forward"), "fsdp",
              _fsdp_measure(lambda r, _a, _n: sp.Rational(r["block_held_after_forward"], r["block_unsharded"]))),
-    Quantity("fsdp_ring_volume", ("reshard",), "elements", "measured",
-             "elements a rank sends per step with ideal rings (payloads × (g−1)/g, g = each call's group)",
+    Quantity("fsdp_ring_volume", ("reshard",), "elements", "calculated",
+             "elements a rank would send per step with ideal rings: FSDP2's measured payloads (each all-gather and "
+             "reduce-scatter it called) × the ideal ring's (g−1)/g, g = each call's group; calculated, not measured "
+             "(FSDP2 calls the backend's collectives, not our send/recv rings; its socket bytes are Gloo's)",
              _fsdp_formula("ring_volume_per_psi"), "fsdp", _fsdp_measure(_fsdp_volume)),
     Quantity("fsdp_backward_group", ("reshard",), "ranks", "measured",
              "ranks in a unit's backward all-gather (0: none)",

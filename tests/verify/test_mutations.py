@@ -153,6 +153,45 @@ def test_zero_redundancy_treated_as_ddp_flips_its_verdicts(runs: list[dict[str, 
         assert judge_parsed(parse(s), Evidence(mutant)).verdict == "refuted", s
 
 
+def _impl_swapped(runs: list[dict[str, Any]], impl: str, source: str,
+                  edit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """The stored runs with ``impl``'s measurements replaced by ``source``'s (then ``edit``ed)."""
+    mutant = copy.deepcopy(runs)
+    src = {r["world_size"]: r for r in runs if r["impl"] == source}
+    for r in mutant:
+        if r["impl"] == impl:
+            r["measured"] = copy.deepcopy(src[r["world_size"]]["measured"])
+            if edit:
+                edit(r["measured"])
+    return mutant
+
+
+def _full_between_steps(measured: dict[str, Any]) -> None:  # parameters kept unsharded between steps
+    measured["persistent_bytes"] += 3 * measured["param_bytes"]
+
+
+IMPL_CLAIM_MUTATIONS = [  # (card claim judged on PyTorch's implementations, mutation of the stored runs)
+    ("zero-sharding", "zero1-identical-to-pytorch-ddp-as-implemented",
+     lambda runs: _impl_swapped(runs, "torch-zero-redundancy", "torch-ddp")),  # ZeRO-1 run as plain DDP
+    ("zero-sharding", "followup-fsdp2-false-no-second-gather",
+     lambda runs: _impl_swapped(runs, "torch-fsdp2-no-reshard", "torch-fsdp2-reshard")),  # gathers again
+    ("fsdp-zero", "reshard-false-still-sharded-between-steps",
+     lambda runs: _impl_swapped(runs, "torch-fsdp2-no-reshard", "torch-fsdp2-no-reshard", _full_between_steps)),
+]
+
+
+@pytest.mark.parametrize(("slug", "claim_id", "mutate"), IMPL_CLAIM_MUTATIONS,
+                         ids=[c for _, c, _ in IMPL_CLAIM_MUTATIONS])
+def test_card_claims_on_pytorch_implementations_follow_their_measurement(
+        runs: list[dict[str, Any]], slug: str, claim_id: str, mutate: Callable[[Any], Any]) -> None:
+    chosen = [c for c in read_cards(CARDS) if (c.card, c.claim_id) == (slug, claim_id)]
+    assert len(chosen) == 1 and "impl_" in chosen[0].asserts
+    before = judge(chosen, Evidence(runs))[0]
+    after = judge(chosen, Evidence(mutate(runs)))[0]
+    assert before["method"] == after["method"] == "measured"
+    assert before["verdict"] != after["verdict"], (before["reason_en"], after["reason_en"])
+
+
 def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
     """DDP's default gradient_as_bucket_view=False keeps a bucket copy of the gradients (fp32: 4Ψ bytes) that
     the view mode does not; FSDP2 without resharding holds more at its peak than with it."""
@@ -163,6 +202,35 @@ def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
     assert hidden.verdict == "confirmed", hidden.evaluated
     peak = judge_parsed(parse("impl_peak_bytes(fsdp2_no_reshard) > impl_peak_bytes(fsdp2_reshard)"), ev)
     assert peak.verdict == "confirmed", peak.evaluated
+
+
+# ------------------------------------------------------------------ card text mutations (text/assertion pairing)
+
+TEXT_MUTATIONS = [  # (card, claim, old, new): a number edited in the prose and the claim's quote alike
+    # 16 is mixed Adam's ledger value inside the assertion's difference term, not this relation's 18
+    ("mixed-precision-memory", "megatron-18-bytes", "counts 18 bytes per parameter", "counts 16 bytes per parameter"),
+    ("zero-sharding", "zero1-memory-4x", r"reduces memory by $4\times$", r"reduces memory by $8\times$"),
+]
+
+
+@pytest.mark.parametrize(("slug", "claim_id", "old", "new"), TEXT_MUTATIONS)
+def test_a_wrong_card_number_is_a_mismatch(tmp_path: Path, runs: list[dict[str, Any]], slug: str, claim_id: str,
+                                           old: str, new: str) -> None:
+    import shutil
+
+    deck = tmp_path / "cards"
+    shutil.copytree(CARDS, deck)
+    card = deck / f"{slug}.md"
+
+    def verdict() -> str:
+        chosen = [c for c in read_cards(deck) if c.card == slug and c.claim_id == claim_id]
+        assert chosen, claim_id
+        return str(judge(chosen, Evidence(runs))[0]["verdict"])
+    assert verdict() != "mismatch"
+    text = card.read_text(encoding="utf-8")
+    assert text.count(old) >= 2, old  # the prose and the claim quoting it
+    card.write_text(text.replace(old, new), encoding="utf-8")
+    assert verdict() == "mismatch"
 
 
 # ------------------------------------------------------------------ every measured quantity, at its meter
@@ -260,3 +328,39 @@ class TestMeasuringCode:
             self.sent_bytes += send.numel() * send.element_size()  # as if sent twice
         monkeypatch.setattr(RingCollectives, "_exchange", whole)
         assert _claim_verdict(statement, _sweep(2, ("ddp",))) == "refuted"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_fsdp2_without_resharding_is_judged_on_its_worst_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the last profiled pass holds one more layer-sized buffer: a peak read from one pass (the first)
+    would miss it; ``impl_peak_bytes`` is the worst pass, so it must show the buffer."""
+    import torch
+
+    from verify.launch import launch
+    from verify.model import layer_dims
+    from verify.stages.torch_impls import TorchImpl
+    from verify.sweep import SweepOptions, sweep_rank
+
+    dims = layer_dims(40_000)
+    samples = 3
+    extra_bytes = max(dims) ** 2 * 4  # an fp32 copy of the largest gathered layer's weight
+    calls = {"n": 0}
+    orig = TorchImpl.forward_backward
+
+    def leaky(self: TorchImpl) -> None:
+        calls["n"] += 1  # 2 warm-up steps, 1 metered step, then the profiled passes
+        if calls["n"] == 3 + samples:
+            held = torch.ones(extra_bytes // 4)
+            orig(self)
+            del held
+            return
+        orig(self)
+    monkeypatch.setattr(TorchImpl, "forward_backward", leaky)
+    opts = SweepOptions(dims=dims, variants=("torch-fsdp2-no-reshard",), timed_steps=0, peak_samples=samples,
+                        ring=False)
+    for rank in launch(sweep_rank, 2, args=(opts,), timeout_s=240):
+        run = rank[0]
+        assert len(run["peak_transient_bytes_samples"]) == samples
+        assert run["peak_transient_bytes"] == max(run["peak_transient_bytes_samples"])
+        assert run["peak_transient_bytes"] - run["peak_transient_bytes_samples"][0] >= extra_bytes * 9 // 10

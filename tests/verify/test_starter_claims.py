@@ -34,6 +34,8 @@ NOT_CONFIRMED = {
     "activation-checkpointing:checkpoint-overhead-k4": "conditional",
     "activation-checkpointing:checkpoint-follow-up-optimum": "conditional",  # k + L/k ≈ (k−1) + L/k as L → ∞
     "activation-checkpointing:checkpoint-follow-up-compute": "conditional",
+    # PyTorch's FSDP2 state between steps is measured by the ZeRO sweep, which this test does not run
+    "fsdp-zero:reshard-false-still-sharded-between-steps": "unverifiable",
 }
 
 
@@ -80,7 +82,9 @@ def test_measured_claims_show_each_configuration(judged: dict[str, dict[str, Any
     }.items():
         r = judged[key]
         # the TP all-reduce count holds because the operators are written so: construction, not measured
-        assert r["method"] == ("construction" if key.endswith("tp-allreduces-per-layer") else "measured"), key
+        # FSDP2's ring volume is its measured payloads × the ideal ring's (g−1)/g: calculated, and so the claim
+        assert r["method"] == {"tensor-parallelism:tp-allreduces-per-layer": "construction",
+                               "fsdp-zero:reshard-true-collectives": "calculated"}.get(key, "measured"), key
         assert {row["config"] for row in r["evaluated"] if "relations" in row} == configs, key
     assert judged["zero-offload-infinity:offload-breakeven-follow-up"]["method"] == "calculated"
 

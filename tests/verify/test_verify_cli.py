@@ -65,3 +65,38 @@ def test_same_entry_point_under_torchrun(tmp_path: Path, cards_dir: Path) -> Non
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["environment"]["torchrun"] is True and data["environment"]["world_sizes"] == [2]
     assert {c["claim_id"]: c["verdict"] for c in data["claims"]}["zero3-comm-1-5x"] == "confirmed"
+
+
+@pytest.mark.slow
+def test_report_says_where_the_time_went(report: dict[str, Any]) -> None:
+    timings = report["environment"]["timings_s"]
+    # one launch per N ran the sweep and the starter probe; judging came after
+    assert {"read cards", "sweep N=2 (+ probe)", "sweep N=4 (+ probe)", "judge"} <= set(timings)
+    assert all(v >= 0 for v in timings.values())
+    assert sum(v for k, v in timings.items() if k.startswith("sweep")) <= report["environment"]["sweep_wall_s"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_sweep_ranks_run_the_probe_and_nothing_launches_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify.experiments import dist_probe
+    from verify.launch import launch
+    from verify.model import layer_dims
+    from verify.sweep import SweepOptions, sweep_and_probe_rank
+
+    opts = SweepOptions(dims=layer_dims(20_000), variants=("ddp",), timed_steps=0, peak_samples=1, ring=False)
+    ranks = launch(sweep_and_probe_rank, 2, args=(opts,), timeout_s=240)
+    assert [r["runs"][0]["variant"] for r in ranks] == ["ddp", "ddp"]
+    dist_probe.forget()
+    dist_probe.store(2, [r["probe"] for r in ranks])
+
+    def no_launch(n: int) -> None:
+        raise AssertionError(f"probe({n}) launched its own ranks")
+    monkeypatch.setattr(dist_probe, "_launched", no_launch)
+    try:
+        got = dist_probe.probe(2)
+        # the Megatron layer on 2 ranks agrees with the unsharded one; each rank's wire bytes are there
+        assert max(got["tp"]["max_abs_diff"].values()) < 1e-9
+        assert len(got["wire_by_rank"]) == 2 and got["wire"]["all_reduce"] != 0
+    finally:
+        dist_probe.forget()

@@ -114,3 +114,35 @@ def test_cli_reports_a_crashed_rank(monkeypatch: pytest.MonkeyPatch,
 def test_world_size_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--world-sizes", "1,2"]) == 2
     assert "needs values >= 2" in capsys.readouterr().err
+
+
+def _notes(k: int) -> int:
+    from verify import progress
+
+    for i in range(k):
+        progress.note(f"rank {dist.get_rank()} step {i}")
+    return dist.get_rank()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_progress_lines_of_rank_0_reach_the_parent_while_ranks_run() -> None:
+    lines: list[str] = []
+    assert launch(_notes, 2, args=(3,), timeout_s=60, on_progress=lines.append) == [0, 1]
+    assert lines == ["rank 0 step 0", "rank 0 step 1", "rank 0 step 2"]  # rank 1 writes nothing
+    assert launch(_notes, 2, args=(2,), timeout_s=60) == [0, 1]  # no follower: nothing written anywhere
+
+
+def test_progress_follower_returns_only_complete_new_lines(tmp_path: os.PathLike[str]) -> None:
+    from verify.progress import Follower
+
+    path = os.path.join(tmp_path, "p")
+    f = Follower(path)
+    assert f.new_lines() == []  # no file yet
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("N=2 ddp\nN=2 zer")
+    assert f.new_lines() == ["N=2 ddp"]
+    with open(path, "a", encoding="utf-8") as out:
+        out.write("o1\nN=2 zero2 ✓\n")
+    assert f.new_lines() == ["N=2 zero1", "N=2 zero2 ✓"]
+    assert f.new_lines() == []

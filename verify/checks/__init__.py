@@ -8,19 +8,23 @@ this package keeps the verdict record, the sweep's evidence and the deck-wide ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from verify.checks.registry import VERDICTS, Evidence, MissingEvidence, Verdict
 from verify.claims import Claim
 
 
-def judge(claims: list[Claim], ev: Evidence) -> list[dict[str, Any]]:
-    """One JSON-ready verdict per claim, judged from what the claim asserts (``verify.claim_judge``)."""
+def judge(claims: list[Claim], ev: Evidence, on_claim: Callable[[Claim], None] | None = None) -> list[dict[str, Any]]:
+    """One JSON-ready verdict per claim, judged from what the claim asserts (``verify.claim_judge``);
+    ``on_claim`` is told each claim once judged (progress)."""
     from verify.claim_judge import judge_claim
 
     out = []
     for c in claims:
         v = judge_claim(c, ev)
+        if on_claim is not None:
+            on_claim(c)
         out.append({"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.asserts,
                     "text_zh": c.text_zh, "text_en": c.text_en, "reading": c.reading, **v.to_dict()})
     return out

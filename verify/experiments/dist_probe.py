@@ -189,6 +189,11 @@ def fsdp2(n: int, modes: tuple[bool | int | None, ...]) -> dict[str, Any]:
     return out
 
 
+def probe_rank(n: int) -> dict[str, Any]:
+    """This rank's probe results (inside an initialised Gloo group of n ranks: its own launch or the sweep's)."""
+    return _rank(n)
+
+
 def _rank(n: int) -> dict[str, Any]:
     result: dict[str, Any] = {"wire": wire_bytes(n), "rs_ag": allreduce_vs_rs_ag(n)}
     if n == 2:
@@ -200,9 +205,29 @@ def _rank(n: int) -> dict[str, Any]:
     return result
 
 
-@cache
+_FROM_SWEEP: dict[int, tuple[dict[str, Any], ...]] = {}
+
+
+def store(n: int, ranks: list[dict[str, Any]]) -> None:
+    """Keep the probe results the sweep's own ranks measured at world size n (no second launch)."""
+    _FROM_SWEEP[n] = tuple(ranks)
+
+
+def forget() -> None:
+    """Drop the sweep's probe results (a new run measures again)."""
+    _FROM_SWEEP.clear()
+
+
 def probe_ranks(n: int) -> tuple[dict[str, Any], ...]:
-    """Every rank's result at world size n (launched once per process)."""
+    """Every rank's result at world size n: from the sweep's ranks when it ran at n, else one launch of its own
+    (once per process)."""
+    if n in _FROM_SWEEP:
+        return _FROM_SWEEP[n]
+    return _launched(n)
+
+
+@cache
+def _launched(n: int) -> tuple[dict[str, Any], ...]:
     from verify.launch import launch
 
     warm_up()

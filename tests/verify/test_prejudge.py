@@ -1,0 +1,71 @@
+"""Judging ahead (``verify.prejudge``): a forked child computes what needs no run while the ranks run; the
+parent must end with exactly what it would have computed itself, and a ledger mutation must still be judged."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from verify import ledger, vocabulary
+from verify.asserts import parse
+from verify.checks import Evidence, judge
+from verify.claim_judge import DRIFT_AHEAD, _drift
+from verify.claims import Claim, read_cards
+from verify.judge import SYMBOLIC_AHEAD, _symbolic, reset_caches, symbolic
+from verify.prejudge import Ahead
+
+CARDS = Path(__file__).resolve().parents[2] / "cards"
+CHOSEN = {("mixed-precision-memory", "megatron-18-bytes"), ("mixed-precision-memory", "mixed-precision-16-bytes"),
+          ("zero-sharding", "zero1-memory-4x"), ("zero-sharding", "en-zero3-memory-16psi-over-n")}
+
+
+@pytest.fixture()
+def claims() -> Iterator[list[Claim]]:
+    reset_caches()
+    chosen = [c for c in read_cards(CARDS) if (c.card, c.claim_id) in CHOSEN]
+    assert len(chosen) == len(CHOSEN)
+    yield chosen
+    reset_caches()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypatch: pytest.MonkeyPatch) -> None:
+    before = judge(claims, Evidence([]))  # judged in this process, nothing ahead
+    reset_caches()
+    monkeypatch.setattr(vocabulary, "LOCAL_RUNS", {})  # the child starts without this process's experiments
+    assert Ahead(claims).collect(timeout_s=240)
+    for c in claims:
+        key = (c.text_zh, c.text_en, c.asserts)
+        assert DRIFT_AHEAD[key] == _drift(*key)
+        assert SYMBOLIC_AHEAD[c.asserts] == _symbolic(c.asserts)
+    # the numerics claim's single-process experiment ran in the child and came back
+    assert ("mixed_precision_state",) in vocabulary.LOCAL_RUNS
+    assert judge(claims, Evidence([])) == before
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_ledger_mutation_after_judging_ahead_is_still_judged(claims: list[Claim],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Ahead(claims).collect(timeout_s=240)
+    parsed = parse("model_state_bytes(zero3) == 16*Psi/N")
+    assert parsed.source in SYMBOLIC_AHEAD and symbolic(parsed).verdict == "confirmed"  # type: ignore[union-attr]
+    for fn in (ledger.optim_bytes, ledger.model_state_bytes):  # K 12 -> 14
+        monkeypatch.setattr(fn, "__kwdefaults__", {**(fn.__kwdefaults__ or {}), "k": 14})
+    reset_caches()  # what every mutation test calls: it must forget what was judged ahead too
+    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD
+    assert symbolic(parsed).verdict == "refuted"  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_a_failed_child_seeds_nothing(claims: list[Claim], monkeypatch: pytest.MonkeyPatch) -> None:
+    import verify.prejudge as pj
+
+    def boom(_claims: list[Claim]) -> dict[str, object]:
+        raise RuntimeError("child failed")
+    monkeypatch.setattr(pj, "compute", boom)  # the child is forked: it runs the patched function
+    assert not Ahead(claims).collect(timeout_s=60)
+    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD
