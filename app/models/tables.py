@@ -13,6 +13,7 @@ from sqlmodel import SQLModel
 from app.models.card import Card, CardFollowUp, CardSection
 from app.models.hold import ItemHold
 from app.models.review import ChangeClock, DrillShowing, ItemState, ReviewItem, ReviewLog
+from app.models.undo import UndoRecord
 from app.models.user import UserSettings
 
 
@@ -30,4 +31,5 @@ SETTINGS = table(UserSettings)
 SECTIONS = table(CardSection)
 FOLLOW_UPS = table(CardFollowUp)
 HOLDS = table(ItemHold)
+UNDOS = table(UndoRecord)
 CLOCK = table(ChangeClock)

@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, cast
 
-from sqlalchemy import and_, bindparam
+from sqlalchemy import and_, bindparam, union_all
 from sqlalchemy import select as core_select
 from sqlalchemy import update as core_update
 from sqlalchemy.engine import Connection, Engine
@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from app.core.writes import NOT_NOW, run_write, try_write_now
 from app.models import clock
-from app.models.tables import CARDS, ITEMS, LOGS, SETTINGS, SHOWINGS, STATES
+from app.models.tables import CARDS, ITEMS, LOGS, SETTINGS, SHOWINGS, STATES, UNDOS
 from app.review.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
 from app.review.queue import queues
 from app.srs import drills
@@ -86,9 +86,14 @@ def _lock_statement() -> Any:
 
 @lru_cache(maxsize=1)
 def _replay_statement() -> Any:
-    lg = LOGS.c
-    return core_select(lg.id, lg.item_id, lg.idempotency_key, lg.response).where(
+    """The stored reply of each key already answered: in the log, or in an undo record when that answer was
+    undone since (a late retry of an undone answer is replayed, never graded a second time)."""
+    lg, un = LOGS.c, UNDOS.c
+    logged = core_select(lg.id, lg.item_id, lg.idempotency_key, lg.response).where(
         lg.user_id == bindparam("uid"), lg.idempotency_key.in_(bindparam("keys", expanding=True)))
+    undone = core_select(un.undone_log_id, un.answer_item_id, un.answer_key, un.answer_response).where(
+        un.user_id == bindparam("uid"), un.answer_key.in_(bindparam("keys", expanding=True)))
+    return union_all(logged, undone)
 
 
 @lru_cache(maxsize=1)

@@ -98,7 +98,8 @@ def undo(session: Session, user_id: int, key: str, now: datetime) -> dict[str, A
     response = {"undone": undone, "item_id": log.item_id, "state": state_public(restored)}
     session.delete(log)
     session.add(UndoRecord(user_id=user_id, idempotency_key=key, undone_log_id=log.id, undone_at=to_db(now),
-                           response=response))
+                           response=response, answer_key=log.idempotency_key, answer_item_id=log.item_id,
+                           answer_response=log.response))
     session.flush()
     return {**response, "replayed": False}
 

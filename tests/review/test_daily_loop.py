@@ -84,6 +84,23 @@ def test_undo_restores_the_previous_state_and_removes_the_log(deck: Engine) -> N
         eng.undo(uid, "undo-3", now=later)
 
 
+def test_a_late_retry_of_an_undone_answer_is_replayed_not_graded_again(deck: Engine) -> None:
+    """The client never saw the reply to its answer, the learner undid it, then the client retried the answer
+    with its key: the retry gets the first reply back and nothing is graded, logged or scheduled again."""
+    uid = new_user_id(deck, "ada")
+    eng = review_engine(deck, fuzz=False)
+    item = _next(deck, uid, T0)["item"]
+    first = _answer(deck, uid, item["id"], 4, T0, idempotency_key="answer-1")
+    eng.undo(uid, "undo-1", now=T0 + timedelta(minutes=1))
+    assert _state(deck, uid, item["id"]) is None and _logs(deck, uid) == []
+    retry = _answer(deck, uid, item["id"], 4, T0 + timedelta(minutes=2), idempotency_key="answer-1")
+    assert retry["replayed"] is True and retry["rating"] == first["rating"] and retry["state"] == first["state"]
+    assert _state(deck, uid, item["id"]) is None and _logs(deck, uid) == [], "the undone answer counted again"
+    # a new key grades as usual
+    fresh = _answer(deck, uid, item["id"], 4, T0 + timedelta(minutes=3), idempotency_key="answer-2")
+    assert fresh["replayed"] is False and len(_logs(deck, uid)) == 1
+
+
 def test_undo_only_within_the_day_and_only_your_own(deck: Engine) -> None:
     ada, bob = new_user_id(deck, "ada"), new_user_id(deck, "bob")
     eng = review_engine(deck, fuzz=False)

@@ -1,7 +1,8 @@
 """the daily loop: buried and suspended items, undone answers, a daily review limit
 
 ``itemhold``: an item a user buried (until their next day) or suspended (until resumed).
-``undorecord``: each committed ``POST /api/review/undo`` with its idempotency key and response.
+``undorecord``: each committed ``POST /api/review/undo`` with its idempotency key and response, and the undone
+answer's key, item and response (a retry of that answer is replayed, not graded again).
 ``usersettings.reviews_per_day``: how many items in review the quiz offers per day.
 ``ix_reviewlog_showing_id``: "was this drill showing answered?" without scanning the log.
 
@@ -45,12 +46,16 @@ def upgrade() -> None:
         sa.Column("undone_log_id", sa.Integer(), nullable=False),
         sa.Column("undone_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("response", sa.JSON(), nullable=False),
+        sa.Column("answer_key", sa.String(length=128), nullable=True),
+        sa.Column("answer_item_id", sa.Integer(), nullable=True),
+        sa.Column("answer_response", sa.JSON(), nullable=True),
         sa.ForeignKeyConstraint(["user_id"], ["user.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("id"),
         sa.UniqueConstraint("user_id", "idempotency_key"),
     )
     with op.batch_alter_table("undorecord", schema=None) as batch_op:
         batch_op.create_index("ix_undorecord_user_id", ["user_id"], unique=False)
+        batch_op.create_index("ix_undorecord_answer_key", ["user_id", "answer_key"], unique=False)
     with op.batch_alter_table("usersettings", schema=None) as batch_op:
         batch_op.add_column(sa.Column("reviews_per_day", sa.Integer(), nullable=False, server_default="200"))
     with op.batch_alter_table("reviewlog", schema=None) as batch_op:
