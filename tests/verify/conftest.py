@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +36,14 @@ def ref_runs(report: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def cards_dir() -> Path:
     return CARDS
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """The judge's caches emptied before and after: a test that mutates a formula or the ledger is judged
+    afresh and leaves nothing behind."""
+    from verify.judge import reset_caches
+
+    reset_caches()
+    yield
+    reset_caches()

@@ -9,7 +9,6 @@ real quantized tensors, the FlashAttention IO simulator) run once per process (c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +35,6 @@ def _claims(folder: Path = CARDS, cards: tuple[str, ...] = LLM_CARDS) -> list[Cl
 
 def _verdicts(claims: list[Claim]) -> dict[str, dict[str, Any]]:
     return {f"{r['card']}:{r['claim_id']}": r for r in judge(claims, EVIDENCE)}
-
-
-@pytest.fixture
-def fresh() -> Iterator[None]:
-    reset_caches()
-    yield
-    reset_caches()
 
 
 @pytest.fixture(scope="module")

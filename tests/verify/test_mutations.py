@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,13 +63,6 @@ def verdicts(claims: list[Claim], runs: list[dict[str, Any]], names: set[str] | 
 
 def flipped(before: dict[str, str], after: dict[str, str]) -> dict[str, tuple[str, str]]:
     return {k: (before[k], after[k]) for k in before if after.get(k) != before[k]}
-
-
-@pytest.fixture
-def fresh() -> Iterator[None]:
-    reset_caches()
-    yield
-    reset_caches()
 
 
 # ------------------------------------------------------------------ ledger and formula mutations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +42,6 @@ MP = pytest.MonkeyPatch
 @pytest.fixture(scope="module")
 def claims() -> list[Claim]:
     return [c for c in read_cards(CARDS) if c.card in CANON_B and c.asserts]
-
-
-@pytest.fixture
-def fresh() -> Iterator[None]:
-    reset_caches()
-    yield
-    reset_caches()
 
 
 @pytest.fixture(scope="module")
