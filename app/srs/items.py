@@ -277,10 +277,15 @@ _MORE = {"zh": "*（其余——算例、注意事项——见卡片的“追问
          "en": "*(The rest — worked example, caveats — is in the card's follow-ups.)*"}
 
 
-def visible_length(html_text: str) -> int:
-    """Characters a reader sees in rendered HTML (tags and MathML annotations dropped)."""
+def visible_text(html_text: str) -> str:
+    """What a reader sees of rendered HTML (tags and MathML annotations dropped)."""
     text = re.sub(r"<annotation[^>]*>.*?</annotation>", "", html_text, flags=re.DOTALL)
-    return len(_html.unescape(re.sub(r"<[^>]+>", "", text)))
+    return _html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+def visible_length(html_text: str) -> int:
+    """Characters a reader sees in rendered HTML."""
+    return len(visible_text(html_text))
 
 
 def atomic(text: str, lang: str) -> str:

@@ -64,6 +64,9 @@ def test_the_offline_handbook_ranks_in_the_browser(tmp_path: Any, page: Any) -> 
 
     from app.deck.sync import load_deck
     from app.export.handbook import render_handbook
+    from app.search.index import index_cards
+    from app.search.match import rank
+    from app.search.offline import card_text
 
     root = Path(__file__).resolve().parents[2]
     docs = [s.doc for s in load_deck(root / "cards")]
@@ -77,8 +80,13 @@ def test_the_offline_handbook_ranks_in_the_browser(tmp_path: Any, page: Any) -> 
     ranked = page.locator("#ranked li")
     expect(ranked.first).to_have_attribute("data-slug", "zero-sharding")
     assert ranked.count() == 5
-    page.fill("#q", "bubble")  # the example: the server finds one card, and so does the handbook
-    expect(page.locator("#count")).to_have_text("1")
+    # the example: the handbook finds as many cards as the server's matcher on the same deck (one card
+    # with the nine ZeRO cards; the canon's 3D-parallelism and accumulation cards speak of the bubble too)
+    server = rank(index_cards([card_text(d) for d in sorted(docs, key=lambda d: d.slug)], 0, "both"), "bubble",
+                  limit=50).hits
+    assert server and server[0].card.slug == "pipeline-parallelism"
+    page.fill("#q", "bubble")
+    expect(page.locator("#count")).to_have_text(str(len(server)))
     expect(ranked.first).to_have_attribute("data-slug", "pipeline-parallelism")
     page.fill("#q", "的？")
     expect(page.locator("#count")).to_have_text("0")
