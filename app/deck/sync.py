@@ -7,6 +7,7 @@ whole sync with nothing changed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,10 +65,14 @@ class CardSource:
     doc: CardDoc
 
 
-def load_deck(cards_dir: Path, notes: list[str] | None = None) -> list[CardSource]:
+def load_deck(cards_dir: Path, notes: list[str] | None = None, *,
+              stored: Callable[[CardDoc, Path, str], bool] | None = None) -> list[CardSource]:
     """Parse every card file; raise :class:`SyncError` listing every bad one (claims' asserts included).
 
-    ``notes`` receives what is wrong with claims but does not stop a sync (mismatch, stale)."""
+    ``notes`` receives what is wrong with claims but does not stop a sync (mismatch, stale).
+    ``stored(doc, path, text)``: whether the database already holds exactly this card; its claims are
+    not linted again (the server's start-up sync: linting the bundled deck's 417 asserts with sympy
+    costs seconds, and a card that is stored unchanged is not written)."""
     if not cards_dir.is_dir():
         raise SyncError([CardFileError(str(cards_dir), "cards folder does not exist",
                                        hint="set PROOFDECK_CARDS_DIR to a folder of card files")])
@@ -81,7 +86,7 @@ def load_deck(cards_dir: Path, notes: list[str] | None = None) -> list[CardSourc
         except CardFileError as exc:
             errors.append(exc)
             continue
-        if doc.claims:
+        if doc.claims and not (stored is not None and stored(doc, path, text)):
             bad, card_notes = lint_claims(text, str(path), with_notes=notes is not None)
             errors += bad
             if notes is not None:
@@ -162,23 +167,33 @@ def _math_fallbacks(doc: CardDoc) -> list[str]:
     return out
 
 
+def _stored(card: Card | None, doc: CardDoc, path: Path, text: str, cards_dir: Path) -> bool:
+    """Whether ``card`` (a row) holds exactly this file's card: a sync leaves it alone."""
+    return (card is not None and card.content_hash == content_hash(doc) and not card.retired
+            # a renamed or reformatted file is a change too: source_path / source_text follow it
+            and card.source_path == path.relative_to(cards_dir).as_posix() and card.source_text == text)
+
+
 def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True) -> SyncReport:
     """Load every card file into the database; all or nothing.
 
     ``claim_notes=False`` skips listing mismatch / stale claims (the server's start-up sync: they cost
     seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way."""
     report = SyncReport()
-    docs = load_deck(cards_dir, report.claim_notes if claim_notes else None)
+    if claim_notes:  # `proofdeck sync`: every card is linted, and its notes listed
+        docs = load_deck(cards_dir, report.claim_notes)
+    else:  # the start-up sync lints only what it may write: cards not stored as they are
+        with new_session(engine) as session:
+            before = {c.slug: c for c in session.exec(select(Card))}
+        docs = load_deck(cards_dir, stored=lambda doc, path, text: _stored(before.get(doc.slug), doc, path, text,
+                                                                           cards_dir))
     with new_session(engine) as session, session.begin():
         existing = {c.slug: c for c in session.exec(select(Card))}
         changed: list[tuple[Card, CardSource]] = []
         for source in docs:
             doc = source.doc
             card = existing.get(doc.slug)
-            if (card is not None and card.content_hash == content_hash(doc) and not card.retired
-                    # a renamed or reformatted file is a change too: source_path / source_text follow it
-                    and card.source_path == source.path.relative_to(cards_dir).as_posix()
-                    and card.source_text == source.text):
+            if _stored(card, doc, source.path, source.text, cards_dir):
                 report.unchanged.append(doc.slug)
                 continue
             # formulas that fall back to TeX are reported when a card is added or changed

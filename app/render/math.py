@@ -121,7 +121,15 @@ def render_math(tex: str, display: bool = False) -> str:
 
 
 def math_problems(markdown_text: str) -> list[tuple[str, str]]:
-    """Every formula in a Markdown text that falls back to TeX, with the reason."""
+    """Every formula in a Markdown text that falls back to TeX, with the reason.
+
+    A sync asks this of every text of every added or changed card (~1,600 texts, ~1.5 s of Markdown
+    parsing for the bundled deck); the answer depends on the text alone, so a process finds it once."""
+    return list(_math_problems(markdown_text))
+
+
+@lru_cache(maxsize=16384)
+def _math_problems(markdown_text: str) -> tuple[tuple[str, str], ...]:
     from app.render.markdown import math_spans
 
     out = []
@@ -130,4 +138,4 @@ def math_problems(markdown_text: str) -> list[tuple[str, str]]:
             tex_to_mathml(tex, display)
         except MathError as exc:
             out.append((tex, str(exc)))
-    return out
+    return tuple(out)
