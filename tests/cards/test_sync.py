@@ -161,3 +161,49 @@ def test_reformatted_file_updates_source_text(engine: Engine, deck: Path) -> Non
     with Session(engine) as s:
         card = s.exec(select(Card).where(Card.slug == "second-card")).one()
         assert card.source_text == text
+
+
+def test_the_start_up_sync_lints_only_the_cards_it_would_write(engine: Engine, deck: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.deck.sync as sync_module
+
+    linted: list[str] = []
+    real = sync_module.lint_claims
+
+    def counting(text: str, path: str, *, with_notes: bool = True) -> Any:
+        linted.append(Path(path).stem)
+        return real(text, path, with_notes=with_notes)
+
+    monkeypatch.setattr(sync_module, "lint_claims", counting)
+    sync_cards(engine, deck, claim_notes=False)
+    assert sorted(linted) == ["second-card", "zero-sharding"]  # nothing stored yet: both
+    linted.clear()
+    sync_cards(engine, deck, claim_notes=False)
+    assert linted == []  # both stored as they are
+    # an edit is linted, and an edit that breaks an asserts still stops the start-up sync
+    text = (deck / "second-card.md").read_text(encoding="utf-8")
+    broken = text.replace("asserts: ", "asserts: no_such_quantity() == 1 & ", 1)
+    assert broken != text
+    (deck / "second-card.md").write_text(broken, encoding="utf-8")
+    before = snapshot(engine)
+    with pytest.raises(SyncError, match="no_such_quantity"):
+        sync_cards(engine, deck, claim_notes=False)
+    assert linted == ["second-card"] and snapshot(engine) == before
+    # `proofdeck sync` (claim notes) lints every card, stored or not
+    (deck / "second-card.md").write_text(text, encoding="utf-8")
+    linted.clear()
+    sync_cards(engine, deck)
+    assert sorted(linted) == ["second-card", "zero-sharding"]
+
+
+def test_a_lint_remembered_from_an_earlier_sync_is_the_same_and_not_shared(tmp_path: Path) -> None:
+    from app.cards.claim_lint import lint_claims
+
+    text = SEED_CARD.read_text(encoding="utf-8").replace("asserts: ", "asserts: no_such_quantity() == 1 & ", 1)
+    first = lint_claims(text, "a.md", with_notes=True)
+    first[0].clear()
+    first[1].append("changed by the caller")
+    again = lint_claims(text, "a.md", with_notes=True)
+    assert [str(e) for e in again[0]] and "no_such_quantity" in str(again[0][0])
+    assert "changed by the caller" not in again[1]
+    assert [str(e) for e in lint_claims(text, "b.md", with_notes=True)[0]][0].startswith("b.md")
