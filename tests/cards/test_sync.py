@@ -168,7 +168,7 @@ def test_the_start_up_sync_lints_only_the_cards_it_would_write(engine: Engine, d
     import app.deck.sync as sync_module
 
     linted: list[str] = []
-    real = sync_module.lint_claims
+    from app.cards.claim_lint import lint_claims as real
 
     def counting(text: str, path: str, *, with_notes: bool = True) -> Any:
         linted.append(Path(path).stem)
