@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.auth.users import create_user
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def cards_dir(tmp_path: Path) -> Path:
+    """The seed card alone: the run's path from the API to the card's verdicts is tested, not the deck (the
+    bundled 29 cards' judging tripled the run; `make verify-report` and tests/verify judge them all)."""
+    folder = tmp_path / "cards"
+    folder.mkdir()
+    shutil.copy(ROOT / "cards" / "zero-sharding.md", folder)
+    return folder
 
 
 def _headers(client: TestClient, name: str, admin: bool) -> dict[str, str]:
