@@ -90,19 +90,26 @@ def _checks(operation: Any, role: str) -> list[Any]:
 REQUEST_BOUND_S = 600
 
 
-def _run_operation(operation: Any, mode: GenerationMode, headers: dict[str, str], checks: list[Any],
-                   count: Counter[str], failures: list[str]) -> None:
+def _run_operation(operation: Any, mode: GenerationMode, roles: dict[str, dict[str, str]],
+                   count: dict[str, Counter[str]], failures: list[str]) -> None:
+    """Every generated request is sent once per role: the cases are the same for every role (derandomized),
+    so generating them once and sending them three times costs a third of the generation (hypothesis'
+    drawing was the larger half of the run's CPU)."""
+    checks = {role: _checks(operation, role) for role in roles}
+
     @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
               phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
     @given(case=operation.as_strategy(generation_mode=mode))
     def run(case: Any) -> None:
-        count[operation.label] += 1
-        try:
-            # a bound per request, not a wait: schemathesis' 10 s default failed POST /api/admin/sync at load ~20,
-            # and 120 s did at load 25 (PostgreSQL pass, 2026-12-01); pytest-timeout (900 s) still catches a hang
-            case.call_and_validate(headers=headers, checks=checks, allow_redirects=False, timeout=REQUEST_BOUND_S)
-        except Exception as exc:  # every failure is collected: one report for the whole run
-            failures.append(f"{operation.label} ({mode.value}): {exc}")
+        for role, headers in roles.items():
+            count[role][operation.label] += 1
+            try:
+                # a bound per request, not a wait: schemathesis' 10 s default failed POST /api/admin/sync at load
+                # ~20, and 120 s did at load 25 (PostgreSQL pass, 2026-12-01); pytest-timeout still catches a hang
+                case.call_and_validate(headers=headers, checks=checks[role], allow_redirects=False,
+                                       timeout=REQUEST_BOUND_S)
+            except Exception as exc:  # every failure is collected: one report for the whole run
+                failures.append(f"{operation.label} ({mode.value}, as {role}): {exc}")
 
     try:
         run()
@@ -110,25 +117,25 @@ def _run_operation(operation: Any, mode: GenerationMode, headers: dict[str, str]
         assert mode is GenerationMode.NEGATIVE, f"{operation.label}: no valid request can be generated"
 
 
-@pytest.mark.parametrize("role", ROLES)
-def test_schemathesis(fuzz_app: tuple[FastAPI, dict[str, str | None]], role: str) -> None:
+def test_schemathesis(fuzz_app: tuple[FastAPI, dict[str, str | None]]) -> None:
     app, tokens = fuzz_app
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
-    token = tokens[role]
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    count: Counter[str] = Counter()
+    roles = {role: {"Authorization": f"Bearer {tokens[role]}"} if tokens[role] else {} for role in ROLES}
+    count: dict[str, Counter[str]] = {role: Counter() for role in ROLES}
     failures: list[str] = []
     operations = [result.ok() for result in schema.get_all_operations()]  # type: ignore[union-attr]
     fuzzed = [op for op in operations if (op.method.upper(), op.path) not in EXCLUDED]
     assert len(operations) - len(fuzzed) == len(EXCLUDED), "an excluded operation is not in the schema any more"
     for op in fuzzed:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-            _run_operation(op, mode, headers, _checks(op, role), count, failures)
-    REQUESTS[role] = sum(count.values())
-    print(f"\nschemathesis as {role}: {REQUESTS[role]} requests over {len(fuzzed)} operations "
-          f"(examples per operation and mode: {EXAMPLES})")
+            _run_operation(op, mode, roles, count, failures)
+    for role in ROLES:
+        REQUESTS[role] = sum(count[role].values())
+        print(f"\nschemathesis as {role}: {REQUESTS[role]} requests over {len(fuzzed)} operations "
+              f"(examples per operation and mode: {EXAMPLES})")
     assert not failures, f"{len(failures)} failing requests; first ones:\n\n" + "\n\n".join(failures[:5])
-    starved = [op.label for op in fuzzed if count[op.label] == 0]
-    assert not starved, f"operations that got no request: {starved}"
-    floor = len(fuzzed) * EXAMPLES // 2  # parameterless operations have one request to make, others many
-    assert REQUESTS[role] >= floor, f"the run made {REQUESTS[role]} requests, fewer than {floor}"
+    for role in ROLES:
+        starved = [op.label for op in fuzzed if count[role][op.label] == 0]
+        assert not starved, f"operations that got no request as {role}: {starved}"
+        floor = len(fuzzed) * EXAMPLES // 2  # parameterless operations have one request to make, others many
+        assert REQUESTS[role] >= floor, f"the run made {REQUESTS[role]} requests as {role}, fewer than {floor}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlmodel import Session
 
@@ -79,8 +79,9 @@ def _locked(request: Request, wait: int | None, target: str) -> HTMLResponse | N
 
 @router.get("/login", response_class=HTMLResponse,
             responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
-def login_page(request: Request, session: SessionDep, user: OptionalUser, token: str | None = None,
-               next: str | None = None) -> Response:
+def login_page(request: Request, session: SessionDep, user: OptionalUser,
+               token: Annotated[str | None, Query(pattern=NO_NUL)] = None,
+               next: Annotated[str | None, Query(pattern=NO_NUL)] = None) -> Response:
     if token is not None:
         found = user_for_token(session, token, kinds=("api",))  # a valid link always works
         if found is None:
