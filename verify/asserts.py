@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import tokenize
 from dataclasses import dataclass, field
+from functools import lru_cache
 from io import StringIO
 from typing import Any
 
@@ -92,8 +93,16 @@ def _names(source: str) -> list[tuple[str, bool]]:
 
 
 def parse(source: str) -> Parsed:
-    """Parse ``source`` into relations over quantity atoms; raises :class:`AssertError`."""
-    if not isinstance(source, str) or not source.strip():
+    """Parse ``source`` into relations over quantity atoms; raises :class:`AssertError`. Cached by the text (the
+    result names quantities, it does not hold them; ``verify.judge.reset_caches`` forgets it): never mutate it."""
+    if not isinstance(source, str):
+        raise AssertError("asserts is empty (write e.g. 'model_state_bytes(zero3) == 16*Psi/N')")
+    return _parse(source)
+
+
+@lru_cache(maxsize=4096)
+def _parse(source: str) -> Parsed:
+    if not source.strip():
         raise AssertError("asserts is empty (write e.g. 'model_state_bytes(zero3) == 16*Psi/N')")
     args = {a for values in ARG_VALUES.values() for a in values}
     for name, is_kw in _names(source):

@@ -16,6 +16,7 @@ under a stated ``reading`` is at best ``conditional``, naming the reading.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -187,14 +188,17 @@ def _symbolic(source: str) -> Outcome | None:
 
 def reset_caches() -> None:
     """Forget cached ledger formulas and verdicts (tests that mutate a formula call this)."""
+    from verify.asserts import _parse
     from verify.claim_judge import DRIFT_AHEAD, _drift  # the text/assertion pairing reads the ledger's values too
     from verify.vocabulary import _ledger
 
     _ledger.cache_clear()
+    _parse.cache_clear()
     _symbolic.cache_clear()
     _drift.cache_clear()
     SYMBOLIC_AHEAD.clear()
     DRIFT_AHEAD.clear()
+    MEASURED_AHEAD.clear()
 
 
 def combine(outs: list[Outcome]) -> Outcome:
@@ -238,11 +242,18 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
     return configs
 
 
+# assertion -> measured()'s (rows, disagreements), computed ahead where they read no run (verify.prejudge)
+MEASURED_AHEAD: dict[str, tuple[list[dict[str, Any]], list[str]]] = {}
+
+
 def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """Per configuration: each quantity measured vs ledger, and the assertion's sides on the measured values.
 
     Returns (rows, disagreements): a disagreement is a quantity whose measurement differs from its ledger value.
     """
+    if parsed.source in MEASURED_AHEAD:  # read no evidence and started no rank there: the same here
+        ahead_rows, ahead_bad = MEASURED_AHEAD[parsed.source]
+        return copy.deepcopy(ahead_rows), list(ahead_bad)
     rows, bad = [], []
     for cfg in configurations(parsed, evidence):
         values: dict[sp.Symbol, Any] = {SYMBOLS[k]: v for k, v in cfg.values.items()}

@@ -68,6 +68,22 @@ def device_for(backend: str, local_rank: int = 0) -> str:
     return f"cuda:{local_rank}" if backend == "nccl" else "cpu"
 
 
+_REFUSAL: BaseException | None = None  # set in a judged-ahead child (verify.prejudge): it must not start ranks
+
+
+def refuse_launches(why: BaseException | None) -> None:
+    """Make every later ``launch`` in this process raise ``why`` (None allows launches again)."""
+    global _REFUSAL
+    _REFUSAL = why
+
+
+def preload_for_fork() -> None:
+    """Import, once in the parent, what every rank would otherwise import after the fork: torch._dynamo, which
+    torch.optim's and FSDP2's ``disable``-decorated functions import on first call (3–6 s of CPU per rank on
+    2 cores; forked ranks share the parent's modules)."""
+    import torch._dynamo  # noqa: F401
+
+
 def _rank_main(rank: int, world: int, backend: str, init_file: str, out_dir: str,
                fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float, progress_file: str | None) -> None:
     torch.set_num_threads(1)
@@ -92,6 +108,10 @@ def launch(fn: Callable[..., Any], world_size: int, *, args: tuple[Any, ...] = (
     """Run ``fn(*args)`` in ``world_size`` fresh ranks; return each rank's result, rank order.
 
     ``on_progress`` receives each line rank 0 notes (``verify.progress.note``) while the ranks run."""
+    if _REFUSAL is not None:
+        raise _REFUSAL
+    if start_method_for(backend) == "fork":
+        preload_for_fork()
     out_dir = tempfile.mkdtemp(prefix="verify-")
     progress_file = os.path.join(out_dir, "progress") if on_progress else None
     follower = progress.Follower(progress_file) if progress_file else None

@@ -2,12 +2,15 @@
 
     python -m verify   # run_verify starts it before the first launch and reads it back before judging
 
-Per claim: the text/assertion drift (sympy's LaTeX parser: the slowest part of judging) and the ledger's
-symbolic verdict; then the single-process experiments the starter quantities read (mixed-precision state,
-number formats, GradScaler, activation checkpointing, saved activations). All are pure functions of the
-cards, the ledger and this machine's torch, so the parent stores the child's results as its own: the same
-code on the same inputs, computed earlier, on the core the ranks leave idle. Quantities that need the
-sweep's runs or Gloo ranks are not touched here. If the child fails, the parent judges everything itself.
+Per claim: the text/assertion drift (sympy's LaTeX parser: the slowest part of judging), the ledger's
+symbolic verdict, and the measured side wherever it reads no run: the simulators (pipeline, ring, tree,
+speculative decoding, failures, KV allocator, FlashAttention IO) and the single-process experiments
+(mixed-precision state, number formats, GradScaler, activation checkpointing, saved activations). The child
+judges with an evidence object that raises ``NeedsRuns`` when touched, and starting ranks is refused there,
+so a claim that needs the sweep's runs or Gloo ranks is left to the parent. All the rest are pure functions of
+the cards, the ledger and this machine's torch, so the parent stores the child's results as its own: the same
+code on the same inputs, computed earlier, on the core the ranks leave idle. If the child fails, the parent
+judges everything itself.
 """
 
 from __future__ import annotations
@@ -20,38 +23,56 @@ from typing import Any
 
 from verify.claims import Claim
 
-# families measured by runs this process makes alone (no evidence from the sweep, no Gloo ranks)
-LOCAL_FAMILIES = frozenset({"numerics", "checkpoint"})
+
+class NeedsRuns(BaseException):
+    """Judging this claim would read the sweep's runs or start ranks: the parent judges it after the launches.
+    A BaseException, so that no ``except Exception`` on the way turns it into a verdict."""
+
+
+class NoRuns:
+    """The evidence the child judges with: any use of it means the claim needs the sweep."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise NeedsRuns(name)
 
 
 def compute(claims: list[Claim]) -> dict[str, Any]:
-    """Drift, symbolic verdicts and single-process experiments for ``claims`` (in this process)."""
+    """Drift, symbolic verdicts and every measurement that reads no run (simulators, single-process
+    experiments) for ``claims`` (in this process; starting ranks is refused here)."""
     from verify import vocabulary
     from verify.asserts import AssertError, parse
     from verify.claim_judge import _drift
     from verify.judge import _symbolic, measured
+    from verify.launch import refuse_launches
 
     drift: dict[tuple[str, str, str], tuple[str, ...]] = {}
     symbolic: dict[str, Any] = {}
-    for c in claims:
-        if not c.asserts:
-            continue
-        try:
-            parsed = parse(c.asserts)
-        except AssertError:
-            continue  # reported by the judge itself
-        try:
-            drift[(c.text_zh, c.text_en, c.asserts)] = _drift(c.text_zh, c.text_en, c.asserts)
-            symbolic[c.asserts] = _symbolic(c.asserts)
-        except Exception:  # judged again (and the error reported) in the parent
-            continue
-        families = {vocabulary.QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
-        if families and families <= LOCAL_FAMILIES:
+    measured_ahead: dict[str, Any] = {}
+    refuse_launches(NeedsRuns("Gloo ranks"))  # the ranks' probes run in the parent, after the sweep
+    try:
+        for c in claims:
+            if not c.asserts:
+                continue
             try:
-                measured(parsed, None)  # runs (and caches) the experiments these quantities read
+                parsed = parse(c.asserts)
+            except AssertError:
+                continue  # reported by the judge itself
+            try:
+                drift[(c.text_zh, c.text_en, c.asserts)] = _drift(c.text_zh, c.text_en, c.asserts)
+                symbolic[c.asserts] = _symbolic(c.asserts)
+            except Exception:  # judged again (and the error reported) in the parent
+                continue
+            if c.asserts in measured_ahead:
+                continue
+            try:
+                measured_ahead[c.asserts] = measured(parsed, NoRuns())
+            except NeedsRuns:
+                continue
             except Exception:
                 continue
-    return {"drift": drift, "symbolic": symbolic, "local": dict(vocabulary.LOCAL_RUNS)}
+    finally:
+        refuse_launches(None)
+    return {"drift": drift, "symbolic": symbolic, "measured": measured_ahead, "local": dict(vocabulary.LOCAL_RUNS)}
 
 
 def _child(claims: list[Claim], path: str) -> None:
@@ -77,7 +98,7 @@ class Ahead:
         """Wait for the child and seed the caches; False (nothing seeded) if it failed."""
         from verify import vocabulary
         from verify.claim_judge import DRIFT_AHEAD
-        from verify.judge import SYMBOLIC_AHEAD
+        from verify.judge import MEASURED_AHEAD, SYMBOLIC_AHEAD
 
         self.proc.join(timeout_s)
         if self.proc.is_alive():
@@ -89,6 +110,7 @@ class Ahead:
                 got = pickle.load(f)
             DRIFT_AHEAD.update(got["drift"])
             SYMBOLIC_AHEAD.update(got["symbolic"])
+            MEASURED_AHEAD.update(got["measured"])
             for key, value in got["local"].items():
                 vocabulary.LOCAL_RUNS.setdefault(key, value)
         for name in os.listdir(self.dir):

@@ -92,6 +92,7 @@ def build_run(records: list[dict[str, Any]], n: int, dims: list[int], batch_per_
                                     "wire_bytes_sent")}
     measured.update({
         "comm_payload_bytes": r0["comm_payload_bytes"],
+        "comm_payload_elements": r0.get("comm_payload_elements"),
         "comm_payload_bytes_by_phase": r0["comm_payload_bytes_by_phase"],
         "comm_calls": r0["comm_calls"],
         "wire_bytes_sent_per_rank": [r["wire_bytes_sent"] for r in records],

@@ -117,6 +117,7 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
         "peak_bytes_floor": persistent + min(peaks),
         "comm_payload_bytes_by_phase": dict(meter.payload_bytes),
         "comm_payload_bytes": meter.by_kind(),
+        "comm_payload_elements": meter.by_kind(elements=True),
         "comm_calls": dict(meter.calls),
         "wire_bytes_sent": None if sent_before is None or sent_after is None else sent_after - sent_before,
         "peak_transient_bytes_samples": peaks,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import sympy as sp
@@ -159,19 +160,31 @@ def candidates(st: Statement) -> list[tuple[sp.Expr, sp.Expr]]:
     return [(st.value, sp.Integer(1))]
 
 
+def _fraction(x: sp.Expr) -> Fraction | None:
+    return Fraction(int(x.p), int(x.q)) if isinstance(x, sp.Rational) else None
+
+
 def matches(st: Statement, values: list[sp.Expr]) -> bool:
     """True when one of ``values`` (an assertion's literal sub-expressions) equals what ``st`` states,
-    within the rounding of the number as written (half a unit of its last digit)."""
+    within the rounding of the number as written (half a unit of its last digit). Two rationals are compared
+    as exact fractions (what sympy would compute, without its per-operation cost); anything else by sympy."""
     half = sp.Rational(1, 2 * 10**st.digits)
+    rounded = st.digits or st.kind in ("percent", "size", "sci")  # "33%", "26 GB" are rounded as written
+    fractions = [_fraction(v) for v in values]
     for c, scale in candidates(st):
-        for v in values:
+        c_f, bound = _fraction(c), _fraction(half * scale)
+        for v, v_f in zip(values, fractions, strict=True):
+            if c_f is not None and v_f is not None and bound is not None:
+                d_f = c_f - v_f
+                if d_f == 0 or (rounded and abs(d_f) <= bound):
+                    return True
+                continue
             if c.is_number != v.is_number or (not c.is_number and c.free_symbols != v.free_symbols):
                 continue
             try:
                 d = (c - v) if c.is_number else sp.cancel(c - v)
             except (TypeError, ValueError):
                 continue
-            rounded = st.digits or st.kind in ("percent", "size", "sci")  # "33%", "26 GB" are rounded as written
             if d == 0 or (rounded and d.is_number and abs(d) <= half * scale):
                 return True
     return False

@@ -28,6 +28,7 @@ from verify.formulas import mixed_precision as mp
 from verify.formulas import offload as off
 from verify.formulas import pipeline as pipe
 from verify.formulas import tensor_parallel as tp
+from verify.meters import wire
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ ARG_VALUES: dict[str, tuple[str, ...]] = {
 
 
 class MeterUnavailable(LookupError):
-    """A quantity this run cannot measure (no ``ss``, no ring step, another backend): its claims come out
+    """A quantity this run cannot measure (no socket counters, no ring step, another backend): its claims come out
     ``unverifiable`` with this message, never judged from the ledger alone."""
 
 
@@ -263,8 +264,7 @@ def _gloo(total: bool) -> Measure:
                                    "run with --backend gloo")
         sent = [r[args[0]] for r in probe(int(cfg.values["N"]))["wire_by_rank"]]
         if None in sent:
-            raise MeterUnavailable("no socket counters: `ss` (iproute2) is not installed; "
-                                   "install it to measure wire bytes")
+            raise MeterUnavailable(wire.NO_COUNTERS)
         value = sum(sent) if total else sent[0] if args[0] == "broadcast" else max(sent)
         return sp.Integer(value), {}
     return measure
@@ -359,9 +359,9 @@ def _wire_measured(run: dict[str, Any], _stage: str) -> Any:
     backend = run.get("backend", "gloo")
     if backend != "gloo":
         raise MeterUnavailable(f"wire bytes are Gloo's socket bytes; this run's backend is {backend} (NCCL moves data "
-                          "over NVLink/PCIe/IB, invisible to ss)")
+                          "over NVLink/PCIe/IB, invisible to TCP socket counters)")
     if run["measured"]["wire_bytes_sent"] is None:
-        raise MeterUnavailable("no socket counters: `ss` (iproute2) is not installed; install it to measure wire bytes")
+        raise MeterUnavailable(wire.NO_COUNTERS)
     return run["measured"]["wire_bytes_sent"]
 
 
@@ -847,7 +847,12 @@ def _hidden(run: dict[str, Any], _args: tuple[str, ...]) -> Any:
 
 
 def _impl_payload(run: dict[str, Any], args: tuple[str, ...]) -> Any:
-    return sp.Rational(run["measured"]["comm_payload_bytes"].get(args[1], 0), run["bytes_per_element"])
+    """Elements as the collectives carried them (counted, not bytes over an assumed element size: FSDP2 stores
+    fp32 parameters and all-gathers them in bf16)."""
+    elements = run["measured"].get("comm_payload_elements")
+    if elements is None:
+        raise MeterUnavailable("this run predates the payload element counts (run `python -m verify` again)")
+    return sp.Integer(elements.get(args[1], 0))
 
 
 def _shard_spread(run: dict[str, Any], _args: tuple[str, ...]) -> Any:
@@ -875,8 +880,9 @@ MEASURED_IMPL_QUANTITIES = (
              "forward/backward peak above the persistent bytes with PyTorch's implementation (worst profiled pass)",
              None, "zero", _impl_measure(lambda r, _a: r["measured"]["peak_transient_bytes"]), per_psi=True),
     Quantity("impl_comm_payload", ("impl", "collective"), "elements", "measured",
-             "elements PyTorch's collectives of one kind carry per step (payload; ZeroRedundancyOptimizer's "
-             "broadcasts, FSDP2's all-gathers)", None, "zero", _impl_measure(_impl_payload), per_psi=True),
+             "elements PyTorch's collectives of one kind carry per step, counted as elements (payload; "
+             "ZeroRedundancyOptimizer's broadcasts, FSDP2's all-gathers, which carry its fp32 parameters "
+             "in bf16)", None, "zero", _impl_measure(_impl_payload), per_psi=True),
     Quantity("impl_optim_shard_spread", ("impl",), "ratio", "measured",
              "largest over smallest per-rank optimizer-state bytes (1 = even shards; ZeroRedundancyOptimizer "
              "assigns whole parameters)", None, "zero", _impl_measure(_shard_spread)),

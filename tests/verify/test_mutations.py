@@ -197,6 +197,18 @@ def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
     assert peak.verdict == "confirmed", peak.evaluated
 
 
+def test_fsdp2_payload_is_counted_in_elements(runs: list[dict[str, Any]]) -> None:
+    """FSDP2 keeps fp32 parameters and all-gathers them in bf16: each all-gather carries Ψ elements (2Ψ bytes).
+    Its bytes over an assumed fp32 element size would read Ψ/2 per all-gather and refute both."""
+    ev = Evidence(runs)
+    for impl, gathers in (("fsdp2_reshard", 2), ("fsdp2_no_reshard", 1)):  # forward + backward, forward only
+        j = judge_parsed(parse(f"impl_comm_payload({impl}, all_gather) == {gathers}*Psi"), ev)
+        assert j.verdict == "confirmed", j.evaluated
+    bf16 = [r for r in runs if r["impl"].startswith("torch-fsdp2")]
+    assert bf16 and all(r["measured"]["comm_payload_bytes"]["all_gather"]
+                        == 2 * r["measured"]["comm_payload_elements"]["all_gather"] for r in bf16)
+
+
 # ------------------------------------------------------------------ card text mutations (text/assertion pairing)
 
 TEXT_MUTATIONS = [  # (card, claim, old, new): a number edited in the prose and the claim's quote alike

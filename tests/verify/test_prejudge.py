@@ -13,12 +13,13 @@ from verify.asserts import parse
 from verify.checks import Evidence, judge
 from verify.claim_judge import DRIFT_AHEAD, _drift
 from verify.claims import Claim, read_cards
-from verify.judge import SYMBOLIC_AHEAD, _symbolic, reset_caches, symbolic
+from verify.judge import MEASURED_AHEAD, SYMBOLIC_AHEAD, _symbolic, reset_caches, symbolic
 from verify.prejudge import Ahead
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 CHOSEN = {("mixed-precision-memory", "megatron-18-bytes"), ("mixed-precision-memory", "mixed-precision-16-bytes"),
-          ("zero-sharding", "zero1-memory-4x"), ("zero-sharding", "en-zero3-memory-16psi-over-n")}
+          ("zero-sharding", "zero1-memory-4x"), ("zero-sharding", "en-zero3-memory-16psi-over-n"),
+          ("3d-parallelism", "bubble")}
 
 
 @pytest.fixture()
@@ -43,7 +44,29 @@ def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypat
         assert SYMBOLIC_AHEAD[c.asserts] == _symbolic(c.asserts)
     # the numerics claim's single-process experiment ran in the child and came back
     assert ("mixed_precision_state",) in vocabulary.LOCAL_RUNS
+    # measured sides that read no run (the pipeline simulator, the numerics experiment) came back whole; the
+    # ZeRO claims read the sweep's runs: left to this process
+    by_id = {c.claim_id: c.asserts for c in claims}
+    assert by_id["bubble"] in MEASURED_AHEAD and by_id["megatron-18-bytes"] in MEASURED_AHEAD
+    assert by_id["zero1-memory-4x"] not in MEASURED_AHEAD
     assert judge(claims, Evidence([])) == before
+
+
+def test_judging_ahead_starts_no_ranks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claim measured by Gloo ranks is left to the parent (the sweep's ranks run its probe): the child refuses
+    to launch, and launching works again once it is done."""
+    from verify import launch
+    from verify.experiments import dist_probe
+    from verify.prejudge import compute
+
+    gloo = [c for c in read_cards(CARDS) if (c.card, c.claim_id) == ("collectives", "gloo-reduce-scatter-is-allreduce")]
+    assert len(gloo) == 1
+    dist_probe.forget()
+    started: list[int] = []
+    monkeypatch.setattr(launch, "preload_for_fork", lambda: started.append(1))  # reached only past the refusal
+    got = compute(gloo)
+    assert gloo[0].asserts not in got["measured"] and gloo[0].asserts in got["symbolic"] and not started
+    assert launch._REFUSAL is None
 
 
 @pytest.mark.slow
@@ -56,7 +79,7 @@ def test_a_ledger_mutation_after_judging_ahead_is_still_judged(claims: list[Clai
     for fn in (ledger.optim_bytes, ledger.model_state_bytes):  # K 12 -> 14
         monkeypatch.setattr(fn, "__kwdefaults__", {**(fn.__kwdefaults__ or {}), "k": 14})
     reset_caches()  # what every mutation test calls: it must forget what was judged ahead too
-    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD
+    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD and not MEASURED_AHEAD
     assert symbolic(parsed).verdict == "refuted"  # type: ignore[union-attr]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from typing import Any
 
 import pytest
@@ -117,6 +119,51 @@ def test_parse_ss_sums_sockets_of_one_pid() -> None:
     assert wire.parse_ss(text, 42) == 1088
     assert wire.parse_ss(text, 43) == 7
     assert wire.parse_ss(text, 44) == 0
+
+
+def _loopback_pair() -> tuple[socket.socket, socket.socket, socket.socket]:
+    srv = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(srv.getsockname())
+    peer, _ = srv.accept()
+    return srv, client, peer
+
+
+def test_socket_counters_count_each_byte_this_process_sends_once() -> None:
+    """TCP_INFO read from this process's own descriptors: every byte sent, whichever socket sent it; a byte
+    received is not counted; ``ss`` (where installed) reads the same kernel counters from outside."""
+    srv, client, peer = _loopback_pair()
+    try:
+        before = wire.sent_bytes()
+        ss_before = wire.ss_sent_bytes(os.getpid())
+        client.sendall(b"x" * 100_000)
+        got = 0
+        while got < 100_000:
+            got += len(peer.recv(1 << 20))
+        peer.sendall(b"y" * 777)
+        assert client.recv(1000) == b"y" * 777
+        after = wire.sent_bytes()
+        assert before is not None and after is not None
+        assert after - before == 100_777
+        if ss_before is not None:  # iproute2 present: the independent reading agrees to the byte
+            assert wire.ss_sent_bytes(os.getpid()) == after
+    finally:
+        for s in (client, peer, srv):
+            s.close()
+
+
+def test_socket_counters_missing_is_none_not_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel whose tcp_info has no tcpi_bytes_sent, or no /proc: no reading at all (claims unverifiable)."""
+    srv, client, peer = _loopback_pair()
+    try:
+        assert wire.sent_bytes() is not None
+        monkeypatch.setattr(wire, "_BYTES_SENT_AT", 10_000)  # counters beyond what the kernel returns
+        assert wire.sent_bytes() is None
+        monkeypatch.undo()
+        monkeypatch.setattr(wire, "_FD_DIR", "/nonexistent/fd")
+        assert wire.sent_bytes() is None
+    finally:
+        for s in (client, peer, srv):
+            s.close()
 
 
 def test_comm_meter_labels_phase_outside_collectives() -> None:

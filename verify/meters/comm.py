@@ -53,12 +53,23 @@ def _nbytes(x: Any) -> int:
     return 0
 
 
+def _numel(x: Any) -> int:
+    if isinstance(x, torch.Tensor):
+        return x.numel()
+    if isinstance(x, list | tuple):
+        return sum(_numel(t) for t in x)
+    return 0
+
+
 class CommMeter(TorchDispatchMode):
-    """Sums payload bytes per "kind/phase" key and counts calls while active."""
+    """Sums payload bytes and elements per "kind/phase" key and counts calls while active (elements as well as
+    bytes: a library may communicate in another dtype than it stores, e.g. FSDP2's bf16 all-gathers of fp32
+    parameters)."""
 
     def __init__(self) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
         self.payload_bytes: Counter[str] = Counter()
+        self.payload_elements: Counter[str] = Counter()
         self.calls: Counter[str] = Counter()
         self.group_sizes: set[int] = set()
 
@@ -71,16 +82,17 @@ class CommMeter(TorchDispatchMode):
             self.calls[key] += 1
             if arg >= 0:
                 self.payload_bytes[key] += _nbytes(args[arg])
+                self.payload_elements[key] += _numel(args[arg])
             for a in args:
                 if isinstance(a, torch.ScriptObject):
                     with contextlib.suppress(Exception):
                         self.group_sizes.add(torch.distributed.ProcessGroup.unbox(a).size())
         return func(*args, **(kwargs or {}))
 
-    def by_kind(self) -> dict[str, int]:
-        """Payload bytes per collective kind, phases summed."""
+    def by_kind(self, elements: bool = False) -> dict[str, int]:
+        """Payload bytes (or elements) per collective kind, phases summed."""
         out: Counter[str] = Counter()
-        for key, b in self.payload_bytes.items():
+        for key, b in (self.payload_elements if elements else self.payload_bytes).items():
             out[key.split("/")[0]] += b
         return dict(out)
 

@@ -56,21 +56,24 @@ def _cpu_memory_events(fn: Callable[[], object]) -> list[tuple[int, int]]:
     """(time, signed bytes) of every allocation and free while ``fn`` runs, in time order (profiler events).
 
     Every allocation and free is a "[memory]" event with a timestamp and a signed size in the
-    profiler's flat event list (the event tree drops frees that happen outside an operator).
+    profiler's flat event list (the event tree drops frees that happen outside an operator). The
+    autograd profiler is driven directly: ``torch.profiler.profile.start`` asks ``hasattr(torch, "_inductor")``,
+    which imports the compiler (~6 s of CPU in every fresh rank), and nothing here is post-processed into
+    function events.
     """
-    from torch.profiler import ProfilerActivity, profile
+    from torch.autograd.profiler import profile
 
-    prof = profile(activities=[ProfilerActivity.CPU], profile_memory=True)
+    prof = profile(use_cpu=True, profile_memory=True, use_kineto=True)
     with _stderr_silenced():  # kineto prints a "USDT ... profiler_start/stop" line per call
-        prof.start()
+        prof.__enter__()
     try:
         fn()
     finally:
         with _stderr_silenced():
-            prof.stop()
-    assert prof.profiler is not None and prof.profiler.kineto_results is not None
+            prof.__exit__(None, None, None)
+    assert prof.kineto_results is not None
     return sorted((e.start_ns(), int(e.nbytes()))  # type: ignore[attr-defined]  # missing from the stub
-                  for e in prof.profiler.kineto_results.events()
+                  for e in prof.kineto_results.events()
                   if e.name() == "[memory]")
 
 
