@@ -182,12 +182,17 @@ def test_editing_text_and_assertion_together_is_refuted(deck: Path, slug: str, c
 
 # ------------------------------------------------------------------ doctored measurements refute
 
+# Each doctored test judges afresh (the `fresh` fixture): a sweep run earlier in this process (the shared
+# `report`, a CLI test) leaves what it judged ahead in verify.judge's caches (MEASURED_AHEAD …), and a
+# cached measurement would bypass the doctored one (seen under load in a full run, 2026-12-02: confirmed
+# where refuted was due, depending on which worker had built the sweep).
 def _claim(slug: str, claim: str) -> dict[str, Any]:
     return judge([c for c in ALL_CLAIMS if (c.card, c.claim_id) == (slug, claim)], EVIDENCE)[0]
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
+@pytest.mark.usefixtures("fresh")
 def test_a_tp_layer_with_an_extra_all_reduce_refutes(monkeypatch: pytest.MonkeyPatch) -> None:
     real = vocabulary._tp()
     fake = copy.deepcopy(real)
@@ -198,6 +203,7 @@ def test_a_tp_layer_with_an_extra_all_reduce_refutes(monkeypatch: pytest.MonkeyP
         "counterexample"]
 
 
+@pytest.mark.usefixtures("fresh")
 def test_a_model_state_without_master_weights_refutes(monkeypatch: pytest.MonkeyPatch) -> None:
     # a mixed-precision step that kept no fp32 master copy measures 12 bytes per parameter: 16 is refuted
     def fake(name: str, *args: Any) -> Any:
@@ -215,6 +221,7 @@ def test_a_model_state_without_master_weights_refutes(monkeypatch: pytest.Monkey
     assert "bytes_per_param(mixed_adam, master) measured 0, ledger 4" in got["counterexample"]
 
 
+@pytest.mark.usefixtures("fresh")
 def test_activations_that_do_not_grow_with_the_batch_refute(monkeypatch: pytest.MonkeyPatch) -> None:
     runs = {"8": {"saved_bytes": 800, "model_state_bytes": 10}, "16": {"saved_bytes": 800, "model_state_bytes": 10}}
     monkeypatch.setattr(vocabulary, "_saved", lambda: runs)
@@ -226,6 +233,7 @@ def test_activations_that_do_not_grow_with_the_batch_refute(monkeypatch: pytest.
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
+@pytest.mark.usefixtures("fresh")
 def test_ddp_buckets_the_cap_rule_does_not_predict_refute(monkeypatch: pytest.MonkeyPatch) -> None:
     from verify.checks import starter_common
 
@@ -237,6 +245,7 @@ def test_ddp_buckets_the_cap_rule_does_not_predict_refute(monkeypatch: pytest.Mo
     assert got["verdict"] == "refuted" and "ddp_buckets_unexplained" in got["counterexample"]
 
 
+@pytest.mark.usefixtures("fresh")
 def test_gloo_wire_claim_refutes_a_ring_reduce_scatter(monkeypatch: pytest.MonkeyPatch) -> None:
     # If Gloo's reduce-scatter sent only the ring's (N−1)/N·M, the claim "it sends 2(N−1)/N·M" is refuted.
     from verify.asserts import parse
