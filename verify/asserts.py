@@ -75,7 +75,7 @@ _OPS = {sp.Eq: "==", sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreater
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-def _names(source: str) -> list[tuple[str, bool]]:
+def names(source: str) -> list[tuple[str, bool]]:
     """(identifier, followed by '=') for every name token; errors on anything but plain expressions."""
     try:
         toks = list(tokenize.generate_tokens(StringIO(source).readline))
@@ -105,7 +105,7 @@ def _parse(source: str) -> Parsed:
     if not source.strip():
         raise AssertError("asserts is empty (write e.g. 'model_state_bytes(zero3) == 16*Psi/N')")
     args = {a for values in ARG_VALUES.values() for a in values}
-    for name, is_kw in _names(source):
+    for name, is_kw in names(source):
         if is_kw and name in SYMBOLS:
             continue
         if name not in QUANTITIES and name not in SYMBOLS and name not in UNITS and name not in args \

@@ -19,7 +19,7 @@ from verify.asserts import AssertError, Parsed, parse
 from verify.checks.registry import Verdict
 from verify.claims import Claim, stale_parts
 from verify.judge import Judgement, judge_parsed, ledger_expr
-from verify.textnums import Statement, is_notation, matches, statements
+from verify.textnums import Stated, Statement, is_notation, matches, statements
 from verify.vocabulary import UNITS
 
 QUANTITATIVE = ("multiplier", "percent", "size", "psi", "bytes", "formula", "number", "sci")
@@ -59,7 +59,7 @@ def drift(claim: Claim, parsed: Parsed) -> list[str]:
 @lru_cache(maxsize=4096)
 def _drift(text_zh: str, text_en: str, source: str) -> tuple[str, ...]:
     """Cached by the texts and the assertion: a pure function of them (pre-computed while the sweep runs)."""
-    values = stated_values(parse(source))
+    values = Stated(stated_values(parse(source)))
     return tuple(st.text for t in (text_zh, text_en) for st in statements(t)
                  if st.kind in QUANTITATIVE and not is_notation(st) and not matches(st, values))
 

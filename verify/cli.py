@@ -19,10 +19,10 @@ from typing import Any
 
 import torch
 
-from verify.checks import Evidence, judge
+from verify.checks import Evidence, judge_one
 from verify.claim_judge import contradictions
 from verify.claims import read_cards
-from verify.experiments import dist_probe
+from verify.experiments import dist_probe, llm_probe
 from verify.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.meters.comm import warm_up
 from verify.model import layer_dims
@@ -30,7 +30,7 @@ from verify.prejudge import Ahead
 from verify.report import build_runs, write_json
 from verify.stages import REFERENCE_STAGES
 from verify.stages.torch_impls import TORCH_IMPLS
-from verify.sweep import SweepOptions, sweep_and_probe_rank, sweep_rank
+from verify.sweep import SweepOptions, peak_samples_for, sweep_and_probe_rank, sweep_rank
 
 DEFAULT_CARDS = Path(__file__).resolve().parent.parent / "cards"
 
@@ -52,7 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-PROBE_TIMEOUT_S = 120.0  # what the starter probe may add to a launch (verify.experiments.dist_probe)
+PROBE_TIMEOUT_S = 240.0  # what the probes may add to a launch (dist_probe and llm_probe: 120 s each on their own)
 MIN_PARAMS = 10_000  # below this the MLP's hidden width is < 30: activations and per-message headers rival Ψ
 
 
@@ -101,55 +101,64 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
                ring: bool = True) -> dict[str, Any]:
     """Sweep, judge and return the report (the JSON shape of ``--json``).
 
-    Without torchrun: one launch per world size runs every variant and then (on Gloo) the starter deck's probe
-    in the same ranks; meanwhile a forked child judges what needs no run (``verify.prejudge``). The report's
-    ``environment.timings_s`` says where the wall time went."""
+    Without torchrun: one launch per world size runs every variant and then (on Gloo) the probes in the same
+    ranks; meanwhile forked children judge what needs no run (``verify.prejudge``). The profiled peak passes
+    follow the deck (``peak_samples_for``). The report's ``environment.timings_s`` says where the wall time
+    went."""
     dims = layer_dims(params)
     variants = (*REFERENCE_STAGES, *(TORCH_IMPLS if with_torch else ()))
     env = torchrun_env()
     opts = sweep_options(backend, dims, variants=variants, batch_per_rank=batch_per_rank,
                          timed_steps=timed_steps, local_rank=None if env is None else env.local_rank)
-    opts = replace(opts, ring=ring)
     per_world: dict[int, list[list[dict[str, Any]]]] = {}
     timings: dict[str, float] = {}
+    done: dict[int, dict[str, Any]] = {}  # claim index -> verdict
     t0 = time.perf_counter()
+    t = time.perf_counter()
+    claims = read_cards(cards)
+    timings["read cards"] = time.perf_counter() - t
+    opts = replace(opts, ring=ring, peak_samples=peak_samples_for(claims))  # the passes a claim judges
     if env is not None:
+        t = time.perf_counter()
         gathered = run_under_torchrun(sweep_rank, env, args=(opts,), backend=backend, timeout_s=timeout_s)
         if gathered is None:  # not rank 0
             return {}
         per_world[env.world_size] = gathered
         world_sizes = (env.world_size,)
-        timings["sweep"] = time.perf_counter() - t0
-        t = time.perf_counter()
-        claims = read_cards(cards)
-        timings["read cards"] = time.perf_counter() - t
+        timings["sweep"] = time.perf_counter() - t
+        runs = _runs(per_world, dims, batch_per_rank, backend, forked=False)
     else:
-        t = time.perf_counter()
-        claims = read_cards(cards)
-        timings["read cards"] = time.perf_counter() - t
         dist_probe.forget()
+        llm_probe.forget()
         ahead = Ahead(claims)  # forked before any thread starts (rich's bar runs one)
         try:
             warm_up()
             with _bar(progress) as bar:
                 per_world = _launch_all(world_sizes, backend, opts, timeout_s, bar, timings)
-                t = time.perf_counter()
-                ok = ahead.collect(timeout_s)
-                timings["waiting for the judged-ahead child"] = time.perf_counter() - t
-                if not ok:
-                    print("warning: judging ahead failed; judging everything now", file=sys.stderr)
+            runs = _runs(per_world, dims, batch_per_rank, backend, forked=True)
+            t = time.perf_counter()
+            ev = Evidence(runs, backend)
+            for i in iter(ahead.steal, None):  # the claims no child has reached: judged here, alongside them
+                done[i] = judge_one(claims[i], ev)
+            timings["judge beside the judged-ahead children"] = time.perf_counter() - t
+            t = time.perf_counter()
+            if not ahead.collect(timeout_s):
+                print("warning: judging ahead failed; judging the rest now", file=sys.stderr)
+            done.update(ahead.verdicts)
+            timings["waiting for the judged-ahead child"] = time.perf_counter() - t
         finally:
             ahead.cancel()
     t = time.perf_counter()
-    runs = build_runs(per_world, dims, batch_per_rank)
-    for r in runs:
-        r["backend"], r["launcher"] = backend, "fork" if env is None else "torchrun"
     with _bar(progress) as bar:
         task = bar.add_task("judging", total=len(claims))
-
-        def judged(c: Any) -> None:
-            bar.update(task, advance=1, description=f"judging {c.card}")
-        verdicts = judge(claims, Evidence(runs, backend), on_claim=judged)
+        bar.update(task, advance=len(done))
+        ev = Evidence(runs, backend)
+        verdicts = []
+        for i, c in enumerate(claims):
+            if i not in done:
+                done[i] = judge_one(c, ev)
+                bar.update(task, advance=1, description=f"judging {c.card}")
+            verdicts.append(done[i])
     timings["judge"] = time.perf_counter() - t
     return {
         "environment": {"torch": torch.__version__, "backend": backend, "device": "cuda" if backend == "nccl"
@@ -160,6 +169,14 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
         "claims": verdicts,
         "contradictions": contradictions(verdicts),
     }
+
+
+def _runs(per_world: dict[int, list[list[dict[str, Any]]]], dims: list[int], batch_per_rank: int, backend: str,
+          forked: bool) -> list[dict[str, Any]]:
+    runs = build_runs(per_world, dims, batch_per_rank)
+    for r in runs:
+        r["backend"], r["launcher"] = backend, "fork" if forked else "torchrun"
+    return runs
 
 
 class _NoBar:
@@ -195,7 +212,7 @@ def _sweep_and_probe(opts: SweepOptions) -> dict[str, Any]:
 
 def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, timeout_s: float, bar: Any,
                 timings: dict[str, float]) -> dict[int, list[list[dict[str, Any]]]]:
-    """One launch per N; on Gloo the same ranks also run the starter probe (stored for the judge)."""
+    """One launch per N; on Gloo the same ranks also run the probes (stored for the judge)."""
     out: dict[int, list[list[dict[str, Any]]]] = {}
     with_probe = backend == "gloo"
     per_n = len(opts.variants) + (1 if with_probe else 0)
@@ -210,11 +227,13 @@ def _launch_all(world_sizes: tuple[int, ...], backend: str, opts: SweepOptions, 
             bar.update(task, advance=1, description=f"sweep {line.split(' ', 1)[0]}: {nxt}")
         t = time.perf_counter()
         if with_probe:
-            # the probe had a launch (and 120 s) of its own before it joined the sweep's ranks: keep its allowance
+            # each probe had a launch (and 120 s) of its own before it joined the sweep's ranks: keep their allowance
             ranks = launch(_sweep_and_probe, n, args=(opts,), backend=backend,
                            timeout_s=timeout_s + PROBE_TIMEOUT_S, on_progress=step)
             out[n] = [r["runs"] for r in ranks]
             dist_probe.store(n, [r["probe"] for r in ranks])
+            if ranks[0]["llm_probe"] is not None:
+                llm_probe.store(n, [r["llm_probe"] for r in ranks])
         else:
             out[n] = launch(sweep_rank, n, args=(opts,), backend=backend, timeout_s=timeout_s, on_progress=step)
         timings[f"sweep N={n}" + (" (+ probe)" if with_probe else "")] = time.perf_counter() - t

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.distributed as dist
@@ -28,11 +28,15 @@ from verify.stages import REFERENCE_STAGES, StageConfig
 from verify.stages.collectives import NativeCollectives, RingCollectives
 from verify.stages.torch_impls import TORCH_IMPLS, TorchImpl
 
+if TYPE_CHECKING:
+    from verify.claims import Claim
+
 WARMUP_STEPS = 2
 RING_PEAK_PASSES = 2
-# variants that all-gather parameters during forward/backward: their peak is sampled over several passes
+# PyTorch's variants that all-gather parameters during forward/backward: their peak is sampled over several passes
 # (FSDP2 without resharding gathers in forward and keeps the layers through backward: judged like ZeRO-3)
-GATHERING = frozenset({"zero3", "torch-fsdp2-reshard", "torch-fsdp2-no-reshard"})
+GATHERING = frozenset({"torch-fsdp2-reshard", "torch-fsdp2-no-reshard"})
+PEAK_JUDGED = frozenset({"impl_peak_bytes"})  # the quantities judged on those variants' native peak passes
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ class SweepOptions:
     timed_steps: int = 2
     variants: tuple[str, ...] = (*REFERENCE_STAGES, *TORCH_IMPLS)
     device: str = "cpu"
-    peak_samples: int = 8  # profiled forward/backward passes for ZeRO-3 (its peak varies with scheduling)
+    peak_samples: int = 8  # profiled passes where the peak varies with scheduling (``peak_passes``)
     ring: bool = True  # one more step of the reference stages on send/recv ring collectives (ring bytes)
     keep_master: bool = False  # return rank 0's gathered fp32 master weights of the reference stages
     extra: dict[str, Any] = field(default_factory=dict)
@@ -94,7 +98,7 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     # Peak over forward + backward (where ZeRO-3 and FSDP2 gather). Gloo's worker thread frees a collective's
     # temporaries whenever it next runs, so the peak varies with scheduling: sample it, judge the worst pass.
     peaks = []
-    for _ in range(opts.peak_samples if variant in GATHERING or st.name == "zero3" else 1):
+    for _ in range(peak_passes(variant, opts)):
         peaks.append(peak_meter(st.forward_backward))
         st.optimizer_step()
         st.step_index += 1
@@ -131,6 +135,30 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
             out["master"] = master
     del st
     return out
+
+
+def peak_samples_for(claims: Iterable[Claim]) -> int:
+    """``SweepOptions.peak_samples`` for a deck: the default where a claim judges PyTorch's peak (``PEAK_JUDGED``,
+    the worst pass), else 1: the peak is then shown and judged by nothing (the passes were half the rank time)."""
+    from verify.asserts import AssertError, names
+
+    for c in claims:
+        try:
+            if c.asserts and PEAK_JUDGED & {name for name, _ in names(c.asserts)}:
+                return SweepOptions.peak_samples
+        except AssertError:
+            continue  # reported by the judge
+    return 1
+
+
+def peak_passes(variant: str, opts: SweepOptions) -> int:
+    """Profiled forward/backward passes on the native collectives: ``peak_samples`` where the peak is judged and
+    varies with scheduling (PyTorch's gathering implementations), else one. The reference stages' peak is judged on
+    the ring pass (``_ring_step``: no backend thread holds a tensor), so with the ring on their native pass is only
+    shown; without it (``--collectives native``) the reference ZeRO-3 is sampled like the others."""
+    if variant in REFERENCE_STAGES:
+        return 1 if opts.ring or variant != "zero3" else opts.peak_samples
+    return opts.peak_samples if variant in GATHERING else 1
 
 
 def _ring_step(st: Any, peak_meter: Any) -> dict[str, Any]:
@@ -182,14 +210,17 @@ def sweep_rank(opts: SweepOptions) -> list[dict[str, Any]]:
 
 def sweep_and_probe_rank(opts: SweepOptions,
                          sweep: Callable[[SweepOptions], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
-    """The sweep (``sweep``, default ``sweep_rank``), then the starter deck's Gloo probe in the same ranks and
-    process group (one launch per N instead of two: no second fork, torch set-up or rendezvous)."""
-    from verify.experiments.dist_probe import probe_rank
+    """The sweep (``sweep``, default ``sweep_rank``), then the Gloo probes in the same ranks and process group:
+    the starter deck's (``dist_probe``) and, at the sizes the LLM cards ask for, theirs (``llm_probe``). One
+    launch per N instead of three: no second fork, torch set-up or rendezvous."""
+    from verify.experiments import dist_probe, llm_probe
 
+    n = dist.get_world_size()
     runs = (sweep or sweep_rank)(opts)
-    result = probe_rank(dist.get_world_size())
-    progress.note(f"N={dist.get_world_size()} probe")
-    return {"runs": runs, "probe": result}
+    result = dist_probe.probe_rank(n)
+    llm = llm_probe.probe_rank(n) if n in llm_probe.WORLD_SIZES else None
+    progress.note(f"N={n} probe")
+    return {"runs": runs, "probe": result, "llm_probe": llm}
 
 
 def layer_numels(dims: list[int]) -> list[int]:

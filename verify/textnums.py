@@ -12,6 +12,7 @@ Each statement is a sympy value with the text it came from and its kind (``multi
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -46,6 +47,12 @@ _SIZE = {"GB": 10**9, "GiB": 2**30, "MB": 10**6, "MiB": 2**20, "TB": 10**12, "KB
          "ms": sp.Rational(1, 1000), "GB/s": 10**9, "Gbps": 10**9}
 _SPLIT = re.compile(  # relations and separators (\\le, not \\left)
     r"=|(?:\\approx|\\to|\\rightarrow|\\Rightarrow|\\implies|\\ge|\\le|\\qquad|\\quad)(?![A-Za-z])|<|>|;|,")
+
+
+def _written(num: str) -> sp.Rational:
+    """A number as written ("12.5" is 25/2): exact, as parsed from its digits (sympy's ``nsimplify`` would search
+    for a simple form with mpmath's PSLQ, the slowest part of reading a card's text, to reach the same value)."""
+    return sp.Rational(num)
 
 
 def _digits(num: str) -> int:
@@ -86,12 +93,12 @@ def statements(text: str) -> list[Statement]:
             plain[i] = " "
         pct = re.fullmatch(r"\s*[<>]?\s*" + _NUM + r"\s*\\%\s*", tex)
         if pct:
-            out.append(Statement("percent", mt.group(0), sp.nsimplify(pct.group(1)), _digits(pct.group(1)),
+            out.append(Statement("percent", mt.group(0), _written(pct.group(1)), _digits(pct.group(1)),
                                  mt.start()))
             continue
         mult = _TEX_MULT.search(tex.strip())
         if mult:
-            out.append(Statement("multiplier", mt.group(0), sp.nsimplify(mult.group(1)), _digits(mult.group(1)),
+            out.append(Statement("multiplier", mt.group(0), _written(mult.group(1)), _digits(mult.group(1)),
                                  mt.start()))
             continue
         tex = re.sub(r"(\d)\{,\}(\d)", r"\1\2", tex)  # 8{,}388{,}608: TeX's thousands separator
@@ -102,15 +109,16 @@ def statements(text: str) -> list[Statement]:
                 continue  # a bare symbol (S_0, t_f): not a statement
             sci = _TEX_SCI.fullmatch(part)
             if sci:  # its rounding is the mantissa's: "3.40×10^38" is 3.40 (× 10^38) to two decimals
-                out.append(Statement("sci", part, sp.nsimplify(sci.group(1)) * sp.Integer(10) ** int(sci.group(2)),
+                out.append(Statement("sci", part, _written(sci.group(1)) * sp.Integer(10) ** int(sci.group(2)),
                                      _digits(sci.group(1)), mt.start()))
                 continue
             pct_part = re.fullmatch(r"[<>]?\s*" + _NUM + r"\s*\\%", part)
             if pct_part:
-                out.append(Statement("percent", part, sp.nsimplify(pct_part.group(1)), _digits(pct_part.group(1)),
+                out.append(Statement("percent", part, _written(pct_part.group(1)), _digits(pct_part.group(1)),
                                      mt.start()))
                 continue
-            value = parse_tex(part)
+            # a bare number is exact as written (sympy's LaTeX parser makes "0.5" a binary float, 0.05 off by 4e-17)
+            value = _written(part) if re.fullmatch(_NUM, part) else parse_tex(part)
             if value is None:
                 out.append(Statement("unparsed", part, None, 0, mt.start()))
                 continue
@@ -121,7 +129,7 @@ def statements(text: str) -> list[Statement]:
     for kind, rx in _PLAIN:
         for mt in rx.finditer(rest):
             num = mt.group(1)
-            value = sp.nsimplify(num)
+            value = _written(num)
             if kind == "size":
                 value = value * _SIZE[mt.group(2)]
             elif kind == "psi":
@@ -155,7 +163,7 @@ def candidates(st: Statement) -> list[tuple[sp.Expr, sp.Expr]]:
         f, c = st.value / 100, sp.Rational(1, 100)
         return [(f, c), (1 + f, c), (1 - f, c), (st.value, sp.Integer(1))]
     if st.kind in ("size", "sci"):
-        written = sp.nsimplify(re.match(_NUM, st.text).group(1))  # type: ignore[union-attr]
+        written = _written(re.match(_NUM, st.text).group(1))  # type: ignore[union-attr]
         return [(st.value, st.value / written), (written, sp.Integer(1))]
     return [(st.value, sp.Integer(1))]
 
@@ -164,21 +172,38 @@ def _fraction(x: sp.Expr) -> Fraction | None:
     return Fraction(int(x.p), int(x.q)) if isinstance(x, sp.Rational) else None
 
 
-def matches(st: Statement, values: list[sp.Expr]) -> bool:
+class Stated:
+    """An assertion's literal values prepared for ``matches``: the rationals as sorted exact fractions (a
+    statement's rounding window is then one bisection, not one comparison per value: an assertion's values times
+    every unit are hundreds), the rest kept for sympy."""
+
+    def __init__(self, values: list[sp.Expr]) -> None:
+        self.values = values
+        fractions = [_fraction(v) for v in values]
+        self.exact = sorted({f for f in fractions if f is not None})
+        self.inexact = [v for v, f in zip(values, fractions, strict=True) if f is None]
+
+    def near(self, c: Fraction, bound: Fraction) -> bool:
+        """Some rational value within ``bound`` of ``c`` (bound 0: equal)."""
+        i = bisect_left(self.exact, c - bound)
+        return i < len(self.exact) and self.exact[i] <= c + bound
+
+
+def matches(st: Statement, values: list[sp.Expr] | Stated) -> bool:
     """True when one of ``values`` (an assertion's literal sub-expressions) equals what ``st`` states,
     within the rounding of the number as written (half a unit of its last digit). Two rationals are compared
     as exact fractions (what sympy would compute, without its per-operation cost); anything else by sympy."""
+    stated = values if isinstance(values, Stated) else Stated(values)
     half = sp.Rational(1, 2 * 10**st.digits)
     rounded = st.digits or st.kind in ("percent", "size", "sci")  # "33%", "26 GB" are rounded as written
-    fractions = [_fraction(v) for v in values]
     for c, scale in candidates(st):
         c_f, bound = _fraction(c), _fraction(half * scale)
-        for v, v_f in zip(values, fractions, strict=True):
-            if c_f is not None and v_f is not None and bound is not None:
-                d_f = c_f - v_f
-                if d_f == 0 or (rounded and abs(d_f) <= bound):
-                    return True
-                continue
+        others = stated.values
+        if c_f is not None and bound is not None:
+            if stated.near(c_f, bound if rounded else Fraction(0)):
+                return True
+            others = stated.inexact  # the rationals are all compared
+        for v in others:
             if c.is_number != v.is_number or (not c.is_number and c.free_symbols != v.free_symbols):
                 continue
             try:

@@ -103,13 +103,15 @@ def extend(v: ModuleType) -> None:
 
     def moe_configs(_ev: Any) -> list[Any]:
         from verify.experiments.all_to_all import MOE_SHAPE as sh
+        from verify.experiments.llm_probe import WORLD_SIZES
         return [Config(f"Gloo N={n_}", {"N": n_, "T": sh["tokens"], "h": sh["hidden"], "k": sh["top_k"]})
-                for n_ in (2, 4)]
+                for n_ in WORLD_SIZES]
 
     def cp_configs(_ev: Any) -> list[Any]:
+        from verify.experiments.llm_probe import WORLD_SIZES
         from verify.experiments.ring_attention import RING_SHAPE as sh
         return [Config(f"Gloo N={n_}", {"N": n_, "b": sh["b"], "s": sh["s"], "h": sh["heads"] * sh["d_head"]})
-                for n_ in (2, 4)]
+                for n_ in WORLD_SIZES]
 
     def dcp_configs(_ev: Any) -> list[Any]:
         from verify.experiments.dcp_checkpoint import DCP_LAYERS, DCP_WIDTH

@@ -1,5 +1,6 @@
-"""Judging ahead (``verify.prejudge``): a forked child computes what needs no run while the ranks run; the
-parent must end with exactly what it would have computed itself, and a ledger mutation must still be judged."""
+"""Judging ahead (``verify.prejudge``): forked children compute what needs no run while the ranks run; the
+parent must end with exactly what it would have computed itself, each claim computed once (the parent takes what
+no child started), and a ledger mutation must still be judged."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypat
     before = judge(claims, Evidence([]))  # judged in this process, nothing ahead
     reset_caches()
     monkeypatch.setattr(vocabulary, "LOCAL_RUNS", {})  # the child starts without this process's experiments
-    assert Ahead(claims).collect(timeout_s=240)
+    ahead = Ahead(claims)
+    assert ahead.collect(timeout_s=240)
     for c in claims:
         key = (c.text_zh, c.text_en, c.asserts)
         assert DRIFT_AHEAD[key] == _drift(*key)
@@ -49,6 +51,10 @@ def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypat
     by_id = {c.claim_id: c.asserts for c in claims}
     assert by_id["bubble"] in MEASURED_AHEAD and by_id["megatron-18-bytes"] in MEASURED_AHEAD
     assert by_id["zero1-memory-4x"] not in MEASURED_AHEAD
+    # a claim that reads no run came back judged whole, as this process judges it; the others did not
+    whole = {claims[i].claim_id for i in ahead.verdicts}
+    assert {"bubble", "megatron-18-bytes"} <= whole and "zero1-memory-4x" not in whole
+    assert all(v == before[i] for i, v in ahead.verdicts.items())
     assert judge(claims, Evidence([])) == before
 
 
@@ -87,8 +93,37 @@ def test_a_ledger_mutation_after_judging_ahead_is_still_judged(claims: list[Clai
 def test_a_failed_child_seeds_nothing(claims: list[Claim], monkeypatch: pytest.MonkeyPatch) -> None:
     import verify.prejudge as pj
 
-    def boom(_claims: list[Claim]) -> dict[str, object]:
+    def boom(_items: object) -> dict[str, object]:
         raise RuntimeError("child failed")
-    monkeypatch.setattr(pj, "compute", boom)  # the child is forked: it runs the patched function
-    assert not Ahead(claims).collect(timeout_s=60)
-    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD
+    monkeypatch.setattr(pj, "_compute", boom)  # the children are forked: they run the patched function
+    ahead = Ahead(claims)
+    assert not ahead.collect(timeout_s=60)
+    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD and not ahead.verdicts
+
+
+def test_split_keeps_cards_whole_and_parts_even() -> None:
+    from verify.prejudge import split
+
+    deck = read_cards(CARDS)
+    parts = split(deck, 2)
+    assert sorted(i for p in parts for i in p) == list(range(len(deck)))  # every claim once
+    for card in {c.card for c in deck}:
+        assert sum(any(deck[i].card == card for i in p) for p in parts) == 1  # a card in one part
+    sizes = sorted(len(p) for p in parts)
+    assert sizes[1] - sizes[0] <= max(sum(c.card == k for c in deck) for k in {c.card for c in deck})
+    assert split(deck[:1], 4) == [[0]]  # no empty parts
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_claim_the_parent_takes_is_judged_by_no_child(claims: list[Claim]) -> None:
+    """The parent steals from the end of each part while the children take from the start: each claim is
+    computed once, by one of them, and together they cover every claim."""
+    ahead = Ahead(claims, k=2)
+    stolen = set(iter(ahead.steal, None))
+    assert ahead.steal() is None
+    assert ahead.collect(timeout_s=240)
+    by_children = {i for i, c in enumerate(claims) if (c.text_zh, c.text_en, c.asserts) in DRIFT_AHEAD}
+    assert not stolen & by_children
+    assert stolen | by_children == set(range(len(claims)))
+    assert set(ahead.verdicts) <= by_children

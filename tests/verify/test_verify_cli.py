@@ -78,8 +78,8 @@ def test_report_says_where_the_time_went(report: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
-def test_the_sweep_ranks_run_the_probe_and_nothing_launches_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify.experiments import dist_probe
+def test_the_sweep_ranks_run_the_probes_and_nothing_launches_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    from verify.experiments import dist_probe, llm_probe
     from verify.launch import launch
     from verify.model import layer_dims
     from verify.sweep import SweepOptions, sweep_and_probe_rank
@@ -88,15 +88,23 @@ def test_the_sweep_ranks_run_the_probe_and_nothing_launches_again(monkeypatch: p
     ranks = launch(sweep_and_probe_rank, 2, args=(opts,), timeout_s=240)
     assert [r["runs"][0]["variant"] for r in ranks] == ["ddp", "ddp"]
     dist_probe.forget()
+    llm_probe.forget()
     dist_probe.store(2, [r["probe"] for r in ranks])
+    llm_probe.store(2, [r["llm_probe"] for r in ranks])
 
     def no_launch(n: int) -> None:
         raise AssertionError(f"probe({n}) launched its own ranks")
     monkeypatch.setattr(dist_probe, "_launched", no_launch)
+    monkeypatch.setattr(llm_probe, "_launched", no_launch)
     try:
         got = dist_probe.probe(2)
         # the Megatron layer on 2 ranks agrees with the unsharded one; each rank's wire bytes are there
         assert max(got["tp"]["max_abs_diff"].values()) < 1e-9
         assert len(got["wire_by_rank"]) == 2 and got["wire"]["all_reduce"] != 0
+        llm = llm_probe.probe(2)  # the LLM cards' measurements came from the same ranks, every rank's kept
+        assert {"moe", "ring_attention", "ulysses", "dcp", "ddp_no_sync"} <= set(llm) and len(llm["by_rank"]) == 2
+        with pytest.raises(AssertionError, match="launched its own ranks"):
+            llm_probe.probe(3)  # a size the sweep did not run: its own launch (refused here)
     finally:
         dist_probe.forget()
+        llm_probe.forget()

@@ -18,16 +18,21 @@ from verify.claims import Claim
 def judge(claims: list[Claim], ev: Evidence, on_claim: Callable[[Claim], None] | None = None) -> list[dict[str, Any]]:
     """One JSON-ready verdict per claim, judged from what the claim asserts (``verify.claim_judge``);
     ``on_claim`` is told each claim once judged (progress)."""
-    from verify.claim_judge import judge_claim
-
     out = []
     for c in claims:
-        v = judge_claim(c, ev)
+        out.append(judge_one(c, ev))
         if on_claim is not None:
             on_claim(c)
-        out.append({"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.asserts,
-                    "text_zh": c.text_zh, "text_en": c.text_en, "reading": c.reading, **v.to_dict()})
     return out
 
 
-__all__ = ["VERDICTS", "Evidence", "MissingEvidence", "Verdict", "judge"]
+def judge_one(c: Claim, ev: Any) -> dict[str, Any]:
+    """One claim's JSON-ready verdict (``ev``: an ``Evidence``, or what stands in for one while judging ahead)."""
+    from verify.claim_judge import judge_claim
+
+    v = judge_claim(c, ev)
+    return {"card": c.card, "claim_id": c.claim_id, "section": c.section, "check": c.asserts,
+            "text_zh": c.text_zh, "text_en": c.text_en, "reading": c.reading, **v.to_dict()}
+
+
+__all__ = ["VERDICTS", "Evidence", "MissingEvidence", "Verdict", "judge", "judge_one"]

@@ -4,8 +4,10 @@
 
 Per rank: an expert-parallel MoE layer (``all_to_all``), ring attention and Ulysses (``ring_attention``);
 at N = 2 also a DCP checkpoint of an FSDP2 model (``dcp_checkpoint``) and DDP's no_sync accumulation
-(``grad_accumulation``). Launched with ``verify.launch`` (fork, file rendezvous, OMP/torch threads = 1, the
-process group always destroyed, every rank killed on failure or timeout).
+(``grad_accumulation``). ``python -m verify`` runs it in the sweep's own ranks at the sizes the cards ask for
+(``WORLD_SIZES``) and stores the results (``store``); otherwise it has a launch of its own with ``verify.launch``
+(fork, file rendezvous, OMP/torch threads = 1, the process group always destroyed, every rank killed on failure
+or timeout).
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from functools import cache
 from typing import Any
 
 ACCUM_K = 4
+WORLD_SIZES = (2, 4)  # the ranks the LLM cards' configurations ask for (N = 2 only for dcp and no_sync)
+
+
+def probe_rank(n: int) -> dict[str, Any]:
+    """This rank's results (inside an initialised Gloo group of n ranks: its own launch or the sweep's)."""
+    return _rank(n)
 
 
 def _rank(n: int) -> dict[str, Any]:
@@ -30,8 +38,29 @@ def _rank(n: int) -> dict[str, Any]:
     return out
 
 
-@cache
+_FROM_SWEEP: dict[int, tuple[dict[str, Any], ...]] = {}
+
+
+def store(n: int, ranks: list[dict[str, Any]]) -> None:
+    """Keep the results the sweep's own ranks measured at world size n (no second launch)."""
+    _FROM_SWEEP[n] = tuple(ranks)
+
+
+def forget() -> None:
+    """Drop the sweep's results (a new run measures again)."""
+    _FROM_SWEEP.clear()
+
+
 def probe_ranks(n: int) -> tuple[dict[str, Any], ...]:
+    """Every rank's result at world size n: from the sweep's ranks when it ran them at n, else one launch of its
+    own (once per process)."""
+    if n in _FROM_SWEEP:
+        return _FROM_SWEEP[n]
+    return _launched(n)
+
+
+@cache
+def _launched(n: int) -> tuple[dict[str, Any], ...]:
     import os
 
     import torch._dynamo  # noqa: F401  DDP and FSDP2 import it on first use: ~10 s per forked rank, once here
