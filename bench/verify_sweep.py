@@ -136,7 +136,7 @@ def main() -> None:
              if refs else "") + "   aim: sweep ≤ 60 s")
     phases = [r["environment"].get("timings_s", {}) for r in reports]
     if phases and phases[0]:
-        print("where the sweep's wall went (medians; the judged-ahead child runs during the launches):")
+        print("where the sweep's wall went (medians; the judged-ahead children run during the launches):")
         for k in phases[0]:
             print(f"  {k:<40} {statistics.median(ph.get(k, 0.0) for ph in phases):6.1f} s")
         inside = [w - r["environment"]["sweep_wall_s"] for w, r in zip(sweeps, reports, strict=True)]

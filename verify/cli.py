@@ -21,7 +21,7 @@ import torch
 
 from verify.checks import Evidence, judge_one
 from verify.claim_judge import contradictions
-from verify.claims import read_cards
+from verify.claims import Claim, read_cards
 from verify.experiments import dist_probe, llm_probe
 from verify.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.meters.comm import warm_up
@@ -119,14 +119,20 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
     timings["read cards"] = time.perf_counter() - t
     opts = replace(opts, ring=ring, peak_samples=peak_samples_for(claims))  # the passes a claim judges
     if env is not None:
-        t = time.perf_counter()
-        gathered = run_under_torchrun(sweep_rank, env, args=(opts,), backend=backend, timeout_s=timeout_s)
-        if gathered is None:  # not rank 0
-            return {}
-        per_world[env.world_size] = gathered
-        world_sizes = (env.world_size,)
-        timings["sweep"] = time.perf_counter() - t
-        runs = _runs(per_world, dims, batch_per_rank, backend, forked=False)
+        ahead = Ahead(claims) if env.rank == 0 else None  # forked before the process group starts its threads
+        try:
+            t = time.perf_counter()
+            gathered = run_under_torchrun(sweep_rank, env, args=(opts,), backend=backend, timeout_s=timeout_s)
+            if gathered is None or ahead is None:  # not rank 0
+                return {}
+            per_world[env.world_size] = gathered
+            world_sizes = (env.world_size,)
+            timings["sweep"] = time.perf_counter() - t
+            runs = _runs(per_world, dims, batch_per_rank, backend, forked=False)
+            _judge_beside(ahead, claims, Evidence(runs, backend), done, timings, timeout_s)
+        finally:
+            if ahead is not None:
+                ahead.cancel()
     else:
         dist_probe.forget()
         llm_probe.forget()
@@ -136,16 +142,7 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
             with _bar(progress) as bar:
                 per_world = _launch_all(world_sizes, backend, opts, timeout_s, bar, timings)
             runs = _runs(per_world, dims, batch_per_rank, backend, forked=True)
-            t = time.perf_counter()
-            ev = Evidence(runs, backend)
-            for i in iter(ahead.steal, None):  # the claims no child has reached: judged here, alongside them
-                done[i] = judge_one(claims[i], ev)
-            timings["judge beside the judged-ahead children"] = time.perf_counter() - t
-            t = time.perf_counter()
-            if not ahead.collect(timeout_s):
-                print("warning: judging ahead failed; judging the rest now", file=sys.stderr)
-            done.update(ahead.verdicts)
-            timings["waiting for the judged-ahead child"] = time.perf_counter() - t
+            _judge_beside(ahead, claims, Evidence(runs, backend), done, timings, timeout_s)
         finally:
             ahead.cancel()
     t = time.perf_counter()
@@ -169,6 +166,20 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
         "claims": verdicts,
         "contradictions": contradictions(verdicts),
     }
+
+
+def _judge_beside(ahead: Ahead, claims: list[Claim], ev: Evidence, done: dict[int, dict[str, Any]],
+                  timings: dict[str, float], timeout_s: float) -> None:
+    """Once the runs are in: judge here the claims no judged-ahead child has started, then keep the children's."""
+    t = time.perf_counter()
+    for i in iter(ahead.steal, None):
+        done[i] = judge_one(claims[i], ev)
+    timings["judge beside the judged-ahead children"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if not ahead.collect(timeout_s):
+        print("warning: judging ahead failed; judging the rest now", file=sys.stderr)
+    done.update(ahead.verdicts)
+    timings["waiting for the judged-ahead child"] = time.perf_counter() - t
 
 
 def _runs(per_world: dict[int, list[list[dict[str, Any]]]], dims: list[int], batch_per_rank: int, backend: str,

@@ -64,6 +64,7 @@ def test_same_entry_point_under_torchrun(tmp_path: Path, cards_dir: Path) -> Non
     subprocess.run(cmd, env=env, capture_output=True, timeout=540, check=False)  # rc 1: torch checks error
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["environment"]["torchrun"] is True and data["environment"]["world_sizes"] == [2]
+    assert "judge beside the judged-ahead children" in data["environment"]["timings_s"]  # rank 0 judged ahead
     assert {c["claim_id"]: c["verdict"] for c in data["claims"]}["zero3-comm-1-5x"] == "confirmed"
 
 
