@@ -160,6 +160,8 @@ class Ahead:
 
     def steal(self) -> int | None:
         """The index (in ``claims``) of a claim no child has started, now the parent's; None when none is left."""
+        if not self.parts:  # no claims, no children
+            return None
         with self.lock:
             i = max(range(len(self.parts)), key=lambda p: self.limit[p] - self.taken[p])
             if self.limit[i] <= self.taken[i]:

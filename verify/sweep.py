@@ -96,7 +96,8 @@ def run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
     mem = {f"{k}_bytes": storage_bytes(state[k], seen) for k in ("params", "grads", "optim")}
     persistent = sum(mem.values())
     # Peak over forward + backward (where ZeRO-3 and FSDP2 gather). Gloo's worker thread frees a collective's
-    # temporaries whenever it next runs, so the peak varies with scheduling: sample it, judge the worst pass.
+    # temporaries whenever it next runs, so the peak varies with scheduling: where it is judged, sample it and
+    # judge the worst pass (``peak_passes``).
     peaks = []
     for _ in range(peak_passes(variant, opts)):
         peaks.append(peak_meter(st.forward_backward))
@@ -152,12 +153,10 @@ def peak_samples_for(claims: Iterable[Claim]) -> int:
 
 
 def peak_passes(variant: str, opts: SweepOptions) -> int:
-    """Profiled forward/backward passes on the native collectives: ``peak_samples`` where the peak is judged and
-    varies with scheduling (PyTorch's gathering implementations), else one. The reference stages' peak is judged on
-    the ring pass (``_ring_step``: no backend thread holds a tensor), so with the ring on their native pass is only
-    shown; without it (``--collectives native``) the reference ZeRO-3 is sampled like the others."""
-    if variant in REFERENCE_STAGES:
-        return 1 if opts.ring or variant != "zero3" else opts.peak_samples
+    """Profiled forward/backward passes on the native collectives: ``peak_samples`` for PyTorch's gathering
+    implementations (their peak varies with scheduling), else one. The reference stages' peak is judged on the
+    ring pass (``_ring_step``: no backend thread holds a tensor; without it, ``--collectives native``, it is
+    unverifiable), so their native pass is only shown."""
     return opts.peak_samples if variant in GATHERING else 1
 
 

@@ -127,3 +127,9 @@ def test_a_claim_the_parent_takes_is_judged_by_no_child(claims: list[Claim]) -> 
     assert not stolen & by_children
     assert stolen | by_children == set(range(len(claims)))
     assert set(ahead.verdicts) <= by_children
+
+
+def test_a_deck_without_claims_starts_no_child_and_leaves_nothing_to_take() -> None:
+    ahead = Ahead([])
+    assert ahead.procs == [] and ahead.steal() is None
+    assert ahead.collect(timeout_s=5) and ahead.verdicts == {}
