@@ -129,7 +129,8 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
             world_sizes = (env.world_size,)
             timings["sweep"] = time.perf_counter() - t
             runs = _runs(per_world, dims, batch_per_rank, backend, forked=False)
-            _judge_beside(ahead, claims, Evidence(runs, backend), done, timings, timeout_s)
+            ev = Evidence(runs, backend)
+            _judge_beside(ahead, claims, ev, done, timings, timeout_s)
         finally:
             if ahead is not None:
                 ahead.cancel()
@@ -142,14 +143,14 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
             with _bar(progress) as bar:
                 per_world = _launch_all(world_sizes, backend, opts, timeout_s, bar, timings)
             runs = _runs(per_world, dims, batch_per_rank, backend, forked=True)
-            _judge_beside(ahead, claims, Evidence(runs, backend), done, timings, timeout_s)
+            ev = Evidence(runs, backend)
+            _judge_beside(ahead, claims, ev, done, timings, timeout_s)
         finally:
             ahead.cancel()
     t = time.perf_counter()
     with _bar(progress) as bar:
         task = bar.add_task("judging", total=len(claims))
         bar.update(task, advance=len(done))
-        ev = Evidence(runs, backend)
         verdicts = []
         for i, c in enumerate(claims):
             if i not in done:

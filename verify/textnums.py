@@ -189,11 +189,10 @@ class Stated:
         return i < len(self.exact) and self.exact[i] <= c + bound
 
 
-def matches(st: Statement, values: list[sp.Expr] | Stated) -> bool:
-    """True when one of ``values`` (an assertion's literal sub-expressions) equals what ``st`` states,
+def matches(st: Statement, stated: Stated) -> bool:
+    """True when one of ``stated``'s values (an assertion's literal sub-expressions) equals what ``st`` states,
     within the rounding of the number as written (half a unit of its last digit). Two rationals are compared
     as exact fractions (what sympy would compute, without its per-operation cost); anything else by sympy."""
-    stated = values if isinstance(values, Stated) else Stated(values)
     half = sp.Rational(1, 2 * 10**st.digits)
     rounded = st.digits or st.kind in ("percent", "size", "sci")  # "33%", "26 GB" are rounded as written
     for c, scale in candidates(st):

@@ -34,7 +34,6 @@ def test_a_deck_that_judges_pytorchs_peak_gets_every_pass() -> None:
 @pytest.mark.parametrize("ring", [True, False])
 def test_passes_per_variant(ring: bool) -> None:
     opts = replace(SweepOptions(dims=[4, 4]), ring=ring, peak_samples=5)
-    assert GATHERING == {"torch-fsdp2-reshard", "torch-fsdp2-no-reshard"}
     for variant in GATHERING:
         assert peak_passes(variant, opts) == 5
     # the reference ZeRO-3 is judged on the ring pass (unverifiable without it): its native pass is only shown

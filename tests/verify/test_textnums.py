@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from verify.textnums import Stated, matches, statements
+from verify.textnums import Stated, Statement, matches, statements
 from verify.vocabulary import SYMBOLS
 
 
-def _one(text: str) -> object:
+def _one(text: str) -> Statement:
     got = statements(text)
     assert len(got) == 1, got
     return got[0]
@@ -37,9 +37,7 @@ R = sp.Rational
     ("$16\\Psi$ per rank", [12 * SYMBOLS["Psi"], R(16)], False),
 ])
 def test_matches_within_the_written_rounding(text: str, values: list[sp.Expr], expected: bool) -> None:
-    st = _one(text)
-    assert matches(st, values) is expected  # type: ignore[arg-type]
-    assert matches(st, Stated(values)) is expected  # type: ignore[arg-type]  # prepared once per assertion
+    assert matches(_one(text), Stated(values)) is expected
 
 
 def test_a_prepared_assertion_keeps_its_values_apart() -> None:

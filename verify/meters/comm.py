@@ -45,20 +45,13 @@ def phase(name: str) -> Iterator[None]:
         _PHASE.reset(token)
 
 
-def _nbytes(x: Any) -> int:
+def _tensors(x: Any) -> list[torch.Tensor]:
+    """The tensors of a collective's payload argument (one tensor, or a list of them, nested)."""
     if isinstance(x, torch.Tensor):
-        return x.numel() * x.element_size()
+        return [x]
     if isinstance(x, list | tuple):
-        return sum(_nbytes(t) for t in x)
-    return 0
-
-
-def _numel(x: Any) -> int:
-    if isinstance(x, torch.Tensor):
-        return x.numel()
-    if isinstance(x, list | tuple):
-        return sum(_numel(t) for t in x)
-    return 0
+        return [t for item in x for t in _tensors(item)]
+    return []
 
 
 class CommMeter(TorchDispatchMode):
@@ -81,8 +74,9 @@ class CommMeter(TorchDispatchMode):
             key = f"{kind}/{_PHASE.get()}"
             self.calls[key] += 1
             if arg >= 0:
-                self.payload_bytes[key] += _nbytes(args[arg])
-                self.payload_elements[key] += _numel(args[arg])
+                payload = _tensors(args[arg])
+                self.payload_bytes[key] += sum(t.numel() * t.element_size() for t in payload)
+                self.payload_elements[key] += sum(t.numel() for t in payload)
             for a in args:
                 if isinstance(a, torch.ScriptObject):
                     with contextlib.suppress(Exception):
