@@ -15,10 +15,12 @@ from sqlalchemy.engine import Connection, Engine
 
 from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.utils.db import deck_template, fill_with_schema, folder_digest, fresh_database_url, schema_template
+from tests.utils.readonly import WriteGuard
 from tests.utils.server import uvicorn_server
 
-# tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only)
-pytest_plugins = ["tests.utils.split", "pytester"]
+# tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only);
+# tests/utils/order.py: the longest modules first, so that no xdist worker ends the pass alone
+pytest_plugins = ["tests.utils.split", "tests.utils.order", "pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 # a copy of the bank export ../shared/seed/000_df0768db638cc9c5.txt, so the suite needs nothing outside the repo
@@ -151,6 +153,45 @@ def client(database_url: str, cards_dir: Path, _deck_templates: DeckTemplates) -
     with TestClient(app) as c:
         yield c
     app.state.engine.dispose()  # close pooled connections before the database is dropped
+
+
+@pytest.fixture(scope="module")
+def module_database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An empty database for the whole module (``read_client``); dropped after its last test."""
+    with fresh_database_url(tmp_path_factory.mktemp("module-db")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def module_cards_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The deck ``read_client`` serves: a copy of the bundled cards/ (a folder's conftest may override it)."""
+    dest = tmp_path_factory.mktemp("module-cards") / "cards"
+    shutil.copytree(ROOT / "cards", dest)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def _module_client(module_database_url: str, module_cards_dir: Path,
+                   _deck_templates: DeckTemplates) -> Iterator[tuple[TestClient, WriteGuard]]:
+    from app.main import create_app
+
+    _deck_templates.fill(module_database_url, module_cards_dir)
+    app = create_app(database_url=module_database_url, cards_dir=module_cards_dir, sync_on_startup=True)
+    with TestClient(app) as c, WriteGuard(app.state.engine) as guard:
+        yield c, guard
+    app.state.engine.dispose()
+
+
+@pytest.fixture
+def read_client(_module_client: tuple[TestClient, WriteGuard]) -> Iterator[TestClient]:
+    """``client``'s app, started once per module and shared by the module's tests that only read (a fresh
+    database and app per test cost ~1.5 s on PostgreSQL). The sharing is checked, not assumed: a statement
+    that writes (INSERT, UPDATE, DELETE, DDL) during the test fails it, since a later test would see it."""
+    client, guard = _module_client
+    with guard.watching() as writes:
+        yield client
+    assert not writes, (f"a test on read_client wrote to the shared database: {writes[:3]}; "
+                        "use the per-test `client` fixture for a test that changes anything")
 
 
 @pytest.fixture

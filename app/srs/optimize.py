@@ -56,8 +56,13 @@ def optimize_user(engine: Engine, username: str, *, min_reviews: int = MIN_REVIE
     fsrs_logs = [FsrsLog(card_id=log.item_id, rating=Rating(log.rating), review_datetime=as_utc(log.reviewed_at),
                          review_duration=log.duration_ms) for log in logs]
     parameters = [float(p) for p in Optimizer(fsrs_logs).compute_optimal_parameters()]
+    store_parameters(engine, user_id, parameters, len(logs))
+    return OptimizeResult(username, len(logs), parameters)
+
+
+def store_parameters(engine: Engine, user_id: int, parameters: list[float], reviews: int) -> None:
+    """Keep a fit as the user's scheduler parameters, with how many reviews it saw and when."""
     with new_session(engine) as session, session.begin():
         st = session.get(UserSettings, user_id) or UserSettings(user_id=user_id)
-        st.parameters, st.optimized_reviews, st.optimized_at = parameters, len(logs), to_db(now_utc())
+        st.parameters, st.optimized_reviews, st.optimized_at = parameters, reviews, to_db(now_utc())
         session.add(st)
-    return OptimizeResult(username, len(logs), parameters)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 
-def test_graph_nodes_edges_and_dangling_links(client: TestClient) -> None:
-    r = client.get("/api/graph")
+def test_graph_nodes_edges_and_dangling_links(read_client: TestClient) -> None:
+    r = read_client.get("/api/graph")
     assert r.status_code == 200
     graph = r.json()
     assert [n["slug"] for n in graph["nodes"]] == ["ring-allreduce", "zero-optimizer", "tensor-parallel",

@@ -12,36 +12,36 @@ from app.search.match import MAX_QUERY_CHARS as MATCH_MAX_CHARS
 MANY_WORDS = " ".join(["ab"] * 997)  # one LIKE per word used to make a 1,000-deep expression on SQLite
 
 
-def test_api_search_with_997_words_is_422_with_a_detail(client: TestClient) -> None:
-    r = client.get("/api/cards", params={"q": MANY_WORDS})
+def test_api_search_with_997_words_is_422_with_a_detail(read_client: TestClient) -> None:
+    r = read_client.get("/api/cards", params={"q": MANY_WORDS})
     assert r.status_code == 422
     assert r.headers["content-type"] == "application/json"
     assert r.json()["detail"][0]["loc"] == ["query", "q"]
 
 
-def test_page_search_with_997_words_is_422_with_the_message(client: TestClient) -> None:
+def test_page_search_with_997_words_is_422_with_the_message(read_client: TestClient) -> None:
     """The page ranks with /api/match (a pasted question may be long): its bound, said in the page."""
     assert len(MANY_WORDS) > MATCH_MAX_CHARS
-    r = client.get("/", params={"q": MANY_WORDS}, headers={"Accept": "text/html"})
+    r = read_client.get("/", params={"q": MANY_WORDS}, headers={"Accept": "text/html"})
     assert r.status_code == 422
     assert f"the limit is {MATCH_MAX_CHARS}" in r.text
     assert "Expression tree" not in r.text
 
 
-def test_the_longest_allowed_search_works_on_every_database(client: TestClient) -> None:
+def test_the_longest_allowed_search_works_on_every_database(read_client: TestClient) -> None:
     distinct = " ".join(f"w{i}" for i in range(MAX_QUERY_CHARS // 4))  # 64 distinct words within the bound
     assert len(distinct) <= MAX_QUERY_CHARS
-    assert client.get("/api/cards", params={"q": distinct}).json()["count"] == 0
+    assert read_client.get("/api/cards", params={"q": distinct}).json()["count"] == 0
     most = " ".join(["x"] * MAX_QUERY_WORDS)[:MAX_QUERY_CHARS]
-    assert client.get("/api/cards", params={"q": most}).status_code == 200
-    assert client.get("/", params={"q": most}).status_code == 200
-    r = client.get("/api/cards", params={"q": "x" * (MAX_QUERY_CHARS + 1)})
+    assert read_client.get("/api/cards", params={"q": most}).status_code == 200
+    assert read_client.get("/", params={"q": most}).status_code == 200
+    r = read_client.get("/api/cards", params={"q": "x" * (MAX_QUERY_CHARS + 1)})
     assert r.status_code == 422
 
 
-def test_repeated_words_count_once(client: TestClient) -> None:
-    one = client.get("/api/cards", params={"q": "zero"}).json()
-    again = client.get("/api/cards", params={"q": " ".join(["zero"] * 50)}).json()
+def test_repeated_words_count_once(read_client: TestClient) -> None:
+    one = read_client.get("/api/cards", params={"q": "zero"}).json()
+    again = read_client.get("/api/cards", params={"q": " ".join(["zero"] * 50)}).json()
     assert one["count"] > 0 and again["count"] == one["count"]
 
 

@@ -21,6 +21,9 @@ from app.export.deck import Verdicts, load_docs, load_verdicts
 from app.export.obsidian import vault_files
 from tests.utils import srplugin
 
+pytestmark = pytest.mark.backend_agnostic("the exports' markup in Chromium and the SR parser; "
+                                          "the verdicts behind them are read on both backends in tests/verification")
+
 ROOT = Path(__file__).resolve().parents[2]
 MAX_BACK_PX = 2000  # at 800 px wide
 

@@ -108,6 +108,8 @@ def test_raw_seed_through_the_importer_and_every_export(engine: Engine, tmp_path
 
 
 @pytest.mark.browser
+@pytest.mark.backend_agnostic("the handbook in Chromium; the API reads behind it run on both backends "
+                              "in test_bundled_seed_card_through_the_api")
 def test_bundled_seed_in_offline_chromium(client: TestClient, browser: Any, tmp_path: Path) -> None:
     path = tmp_path / "seed.html"
     path.write_text(client.get("/api/export/handbook.html").text, encoding="utf-8")

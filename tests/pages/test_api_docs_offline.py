@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+pytestmark = pytest.mark.backend_agnostic("static API docs in Chromium; no query depends on the data")
+
 
 @pytest.mark.browser
 def test_docs_and_redoc_render_offline(live_server: str, page: Any) -> None:

@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 FIXTURE_SLUG = "zero-optimizer"
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser,
+              pytest.mark.backend_agnostic("what Chromium lays out and toggles; "
+                                           "the card queries behind the page run on both backends in tests/api")]
 
 
 def bundled_slugs() -> list[str]:

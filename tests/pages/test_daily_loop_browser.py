@@ -16,6 +16,9 @@ from sqlmodel import Session
 from app.auth.users import create_user
 from tests.utils.srs_cards import make_card, write_deck
 
+pytestmark = pytest.mark.backend_agnostic("the loop's keys and labels in Chromium; "
+                                          "its review writes run on both backends in tests/api and tests/review")
+
 
 @pytest.fixture
 def cards_dir(tmp_path: Path) -> Path:

@@ -12,6 +12,9 @@ from sqlmodel import Session
 
 from app.auth.users import create_user
 
+pytestmark = pytest.mark.backend_agnostic("the header in Chromium; "
+                                          "the session lookup behind it runs on both backends in tests/auth")
+
 SIGNED_IN_ONLY = ('href="/quiz"', 'href="/quiz/stats"')
 FOR_ALL = ('href="/api/export/handbook.html"', 'href="/api/export/obsidian.zip"')
 

@@ -15,8 +15,8 @@ from tests.utils.html import assert_safe
 HTML = {"accept": "text/html"}
 
 
-def test_index_groups_cards_by_module_then_topic(client: TestClient) -> None:
-    r = client.get("/")
+def test_index_groups_cards_by_module_then_topic(read_client: TestClient) -> None:
+    r = read_client.get("/")
     assert r.status_code == 200
     assert r.template.name == "index.html"
     groups = r.context["groups"]
@@ -31,8 +31,8 @@ def test_index_groups_cards_by_module_then_topic(client: TestClient) -> None:
     assert "共 4 张卡片" in r.text and "4 cards" in r.text
 
 
-def test_index_search_is_a_get_form_with_filters(client: TestClient) -> None:
-    html = client.get("/").text
+def test_index_search_is_a_get_form_with_filters(read_client: TestClient) -> None:
+    html = read_client.get("/").text
     form = re.search(r'<form class="search" method="get" action="/" role="search">.*?</form>', html, re.S)
     assert form is not None
     for name in ("q", "module", "topic", "difficulty", "tag"):
@@ -40,31 +40,31 @@ def test_index_search_is_a_get_form_with_filters(client: TestClient) -> None:
     assert '<option value="M3">M3 · 深度学习基础 · Deep Learning Foundations</option>' in form.group(0)
 
 
-def test_index_search_ranks_chinese_questions(client: TestClient) -> None:
-    r = client.get("/", params={"q": "优化器状态"})
+def test_index_search_ranks_chinese_questions(read_client: TestClient) -> None:
+    r = read_client.get("/", params={"q": "优化器状态"})
     hits = r.context["hits"]
     assert hits[0].card.slug == "zero-optimizer"  # ranked by app.search (tests/search has the details)
     assert 'value="优化器状态"' in r.text
     assert f"4 张中匹配 {len(hits)} 张" in r.text and f"{len(hits)} of 4 cards match" in r.text
 
 
-def test_index_filters_and_no_match(client: TestClient) -> None:
-    r = client.get("/", params={"difficulty": "hard"})
+def test_index_filters_and_no_match(read_client: TestClient) -> None:
+    r = read_client.get("/", params={"difficulty": "hard"})
     assert '<a class="card-link" href="/cards/tensor-parallel">' in r.text
     assert "/cards/zero-optimizer" not in r.text
     assert '<option value="hard" selected>' in r.text
-    r = client.get("/", params={"q": "no such words"})
+    r = read_client.get("/", params={"q": "no such words"})
     assert "No card matches." in r.text
 
 
-def test_index_bad_filter_says_so(client: TestClient) -> None:
-    r = client.get("/", params={"difficulty": "extreme"})
+def test_index_bad_filter_says_so(read_client: TestClient) -> None:
+    r = read_client.get("/", params={"difficulty": "extreme"})
     assert r.status_code == 422
     assert "difficulty &#39;extreme&#39; is not one of easy, medium, hard" in r.text
 
 
-def test_card_page_renders_every_part(client: TestClient) -> None:
-    r = client.get("/cards/zero-optimizer")
+def test_card_page_renders_every_part(read_client: TestClient) -> None:
+    r = read_client.get("/cards/zero-optimizer")
     assert r.status_code == 200
     assert r.template.name == "card.html"
     assert r.context["card"].slug == "zero-optimizer"
@@ -80,8 +80,8 @@ def test_card_page_renders_every_part(client: TestClient) -> None:
     assert '<a href="/?tag=zero">zero</a>' in html
 
 
-def test_card_page_hides_answers_in_details(client: TestClient) -> None:
-    html = client.get("/cards/zero-optimizer").text
+def test_card_page_hides_answers_in_details(read_client: TestClient) -> None:
+    html = read_client.get("/cards/zero-optimizer").text
     item = re.search(r'<li id="fu-why-optimizer">.*?</li>', html, re.S)
     assert item is not None
     question, details = item.group(0).split("<details>", 1)
@@ -89,8 +89,8 @@ def test_card_page_hides_answers_in_details(client: TestClient) -> None:
     assert "Adam keeps" in details
 
 
-def test_card_page_links_resolved_and_unresolved(client: TestClient) -> None:
-    html = client.get("/cards/zero-optimizer").text
+def test_card_page_links_resolved_and_unresolved(read_client: TestClient) -> None:
+    html = read_client.get("/cards/zero-optimizer").text
     assert ('<a href="/cards/ring-allreduce"><span class="lang-zh" lang="zh">环形 All-Reduce</span>'
             '<span class="lang-sep" aria-hidden="true"> · </span>'
             '<span class="lang-en" lang="en">Ring all-reduce</span></a>') in html
@@ -99,8 +99,8 @@ def test_card_page_links_resolved_and_unresolved(client: TestClient) -> None:
     assert 'href="/cards/missing-card"' not in html
 
 
-def test_card_page_lists_claims_in_the_verification_block(client: TestClient) -> None:
-    html = client.get("/cards/zero-optimizer").text
+def test_card_page_lists_claims_in_the_verification_block(read_client: TestClient) -> None:
+    html = read_client.get("/cards/zero-optimizer").text
     claim = re.search(r'<li class="claim claim-none" id="claim-zero3-comm" data-claim="zero3-comm" '
                       r'data-check="comm_volume\(zero3\) / comm_volume\(ddp\) == 3/2">.*?</li>', html, re.S)
     assert claim is not None
@@ -110,36 +110,36 @@ def test_card_page_lists_claims_in_the_verification_block(client: TestClient) ->
     assert html.count("Not verified yet") == 1 and "not run" not in html
 
 
-def test_card_page_has_a_strict_content_security_policy(client: TestClient) -> None:
-    r = client.get("/cards/zero-optimizer")
+def test_card_page_has_a_strict_content_security_policy(read_client: TestClient) -> None:
+    r = read_client.get("/cards/zero-optimizer")
     csp = r.headers["content-security-policy"]
     nonce = re.search(r"script-src 'nonce-([^']+)'", csp)
     assert nonce is not None
     assert "default-src 'none'" in csp and "style-src 'self'" in csp and "img-src 'self' data:" in csp
     assert re.findall(r"<script[^>]*>", r.text) == [f'<script nonce="{nonce.group(1)}">']
-    assert nonce.group(1) not in client.get("/cards/zero-optimizer").headers["content-security-policy"]
+    assert nonce.group(1) not in read_client.get("/cards/zero-optimizer").headers["content-security-policy"]
 
 
-def test_unknown_card_page_is_an_html_404(client: TestClient) -> None:
-    r = client.get("/cards/no-such-card")
+def test_unknown_card_page_is_an_html_404(read_client: TestClient) -> None:
+    r = read_client.get("/cards/no-such-card")
     assert r.status_code == 404
     assert r.template.name == "error.html"
     assert "no card with slug &#39;no-such-card&#39;" in r.text
 
 
-def test_unknown_page_is_html_for_browsers_and_json_for_others(client: TestClient) -> None:
-    r = client.get("/no/such/page", headers=HTML)
+def test_unknown_page_is_html_for_browsers_and_json_for_others(read_client: TestClient) -> None:
+    r = read_client.get("/no/such/page", headers=HTML)
     assert (r.status_code, r.headers["content-type"]) == (404, "text/html; charset=utf-8")
     assert "no page at this address" in r.text
-    r = client.get("/no/such/page")
+    r = read_client.get("/no/such/page")
     assert (r.status_code, r.json()) == (404, {"detail": "Not Found"})
 
 
-def test_stylesheet_is_served_locally(client: TestClient) -> None:
-    r = client.get("/static/proofdeck.css")
+def test_stylesheet_is_served_locally(read_client: TestClient) -> None:
+    r = read_client.get("/static/proofdeck.css")
     assert r.status_code == 200
     assert "prefers-color-scheme: dark" in r.text and '"Noto Sans CJK SC"' in r.text and "math" in r.text
-    html = client.get("/").text
+    html = read_client.get("/").text
     assert re.findall(r'(?:href|src)="(https?:)?//', html) == []
 
 

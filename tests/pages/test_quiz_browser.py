@@ -13,6 +13,9 @@ from app.models import DrillShowing
 from app.srs import drills
 from tests.utils.srs_cards import make_card, write_deck
 
+pytestmark = pytest.mark.backend_agnostic("the quiz's keys in Chromium; "
+                                          "its review writes run on both backends in tests/api and tests/review")
+
 
 @pytest.fixture
 def cards_dir(tmp_path: Path) -> Path:

@@ -13,6 +13,9 @@ from app.auth.users import create_user
 from app.models import ReviewItem, ReviewLog
 from app.srs.scheduler import now_utc, to_db
 
+pytestmark = pytest.mark.backend_agnostic("the charts' layout in Chromium; "
+                                          "the counts behind them run on both backends in tests/api and tests/review")
+
 
 @pytest.mark.browser
 def test_heatmap_and_charts_at_390px(live_server: str, database_url: str, browser: Any) -> None:

@@ -14,6 +14,9 @@ from app.models import DrillShowing, UserSettings
 from app.srs import drills
 from tests.utils.srs_cards import make_card, write_deck
 
+pytestmark = pytest.mark.backend_agnostic("the typed-answer form in Chromium; "
+                                          "grading and storing run on both backends in tests/api/test_typed_answers.py")
+
 
 @pytest.fixture
 def cards_dir(tmp_path: Path) -> Path:

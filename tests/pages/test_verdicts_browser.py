@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = "zero-sharding"
 CLAIMS_SHARE = 0.25  # the claims section's share of the seed card page's height at 390 px
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser,
+              pytest.mark.backend_agnostic("where Chromium shows the verdicts; "
+                                           "storing and reading them runs on both backends in tests/verification")]
 
 
 @pytest.fixture

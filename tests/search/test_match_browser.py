@@ -12,6 +12,8 @@ from app.auth.users import create_user
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.backend_agnostic("the search box in Chromium; "
+                              "ranking runs on both backends in test_match_api.py and test_backends.py")
 def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_url: str, page: Any) -> None:
     from playwright.sync_api import expect
 

@@ -29,6 +29,9 @@ from tests.utils.db import fresh_database_url
 from tests.utils.html import element, markup_report, script_url
 from tests.utils.xss import PAYLOADS, hostile_card, hostile_report
 
+pytestmark = pytest.mark.backend_agnostic("escaping in every output; "
+                                          "the stored text round-trips both backends unchanged in tests/api")
+
 ALL = "xss-all"  # every payload in every field; xss-00 ... one payload each; "plain": no payload
 PAGE_ELEMENTS = frozenset({  # what base.html, _quiz_base.html and the page templates carry themselves
     element("meta", charset="utf-8"), element("meta", name="viewport", content="width=device-width, initial-scale=1"),

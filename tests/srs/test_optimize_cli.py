@@ -18,7 +18,7 @@ from app.auth.users import user_for_token
 from app.cli.main import cli
 from app.deck.sync import sync_cards
 from app.models import ReviewItem, ReviewLog, User, UserSettings
-from app.srs.optimize import MIN_REVIEWS, NotEnoughReviews, optimize_user
+from app.srs.optimize import MIN_REVIEWS, NotEnoughReviews, optimize_user, store_parameters
 from app.srs.scheduler import make_scheduler
 from tests.utils.srs_cards import make_card, write_deck
 
@@ -66,7 +66,25 @@ def test_too_few_reviews_is_a_clear_error(engine: Engine, tmp_path: Path) -> Non
     assert result.exit_code == 1 and "no user named 'nobody'" in result.output
 
 
+def test_a_fit_is_stored_exactly_and_replaces_the_last(engine: Engine) -> None:
+    # what the fit below does with the database, on both backends without torch: 21 floats that are not short
+    # decimals survive the JSON column bit for bit, and a second fit replaces the first
+    CliRunner().invoke(cli, ["user", "add", "olga", "--database-url", str(engine.url)])
+    with Session(engine) as s:
+        uid = s.exec(select(User).where(User.username == "olga")).one().id
+    assert uid is not None
+    defaults = list(make_scheduler().parameters)
+    for n, fitted in ((600, [p + 1 / 3 * 1e-3 for p in defaults]), (900, [p * (1 + 2 ** -40) for p in defaults])):
+        store_parameters(engine, uid, fitted, n)
+        with Session(engine) as s:
+            st = s.exec(select(UserSettings).where(UserSettings.user_id == uid)).one()
+        assert st.parameters == fitted and st.optimized_reviews == n and st.optimized_at is not None
+        assert list(make_scheduler(parameters=list(st.parameters)).parameters) == fitted
+
+
 @pytest.mark.slow
+@pytest.mark.backend_agnostic("fsrs's Optimizer fitting on torch; its review-log query and its write run on both "
+                              "backends in test_too_few_reviews_is_a_clear_error and the test above")
 def test_optimize_fits_and_stores_parameters(engine: Engine, tmp_path: Path) -> None:
     # 840 reviews, 651 of them on a later day than the one before (fsrs fits only on those, and returns its
     # defaults below 512): enough for a fit, and less than half the torch time of a bigger log

@@ -40,6 +40,11 @@ def test_through_another_fixture(engine):
 @pytest.mark.parametrize("n", [1, 2])
 def test_pure_parametrized(n):
     assert n
+
+
+@pytest.mark.backend_agnostic("checks a rendered page; its queries are tested on both backends")
+def test_store_behind_a_page(database_url):
+    assert database_url
 '''
 
 BACKEND_AWARE = '''
@@ -60,16 +65,16 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_first_pass_runs_every_test_and_says_how_many_run_once(suite: pytest.Pytester) -> None:
     result = suite.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6)
-    result.stdout.fnmatch_lines(
-        ["database split: every test runs here; 3 use a database, 3 db_independent ones run in this pass only"])
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines(["database split: every test runs here; 3 run on both backends, "
+                                 "3 db_independent and 1 backend_agnostic ones run in this pass only"])
 
 
 def test_second_pass_runs_only_tests_that_use_a_database(suite: pytest.Pytester) -> None:
     result = suite.runpytest("-p", "no:cacheprovider", "--db-dependent-only", "-v")
-    result.assert_outcomes(passed=3, deselected=3)
-    result.stdout.fnmatch_lines(
-        ["database split: this pass runs the 3 tests that use a database; 3 db_independent*"])
+    result.assert_outcomes(passed=3, deselected=4)
+    result.stdout.fnmatch_lines(["database split: this pass runs the 3 tests whose backend matters; "
+                                 "3 db_independent and 1 backend_agnostic tests*"])
     ran = {line.split(" ")[0] for line in result.stdout.lines if " PASSED" in line}
     assert ran == {"test_mixed.py::test_asks_for_the_url", "test_mixed.py::test_through_another_fixture",
                    "test_backend.py::test_branches_on_the_backend"}
@@ -77,7 +82,8 @@ def test_second_pass_runs_only_tests_that_use_a_database(suite: pytest.Pytester)
 
 def test_the_two_passes_together_run_every_test(suite: pytest.Pytester) -> None:
     every = suite.runpytest("-p", "no:cacheprovider", "--collect-only", "-q").stdout.lines
-    once = suite.runpytest("-p", "no:cacheprovider", "--collect-only", "-q", "-m", "db_independent").stdout.lines
+    once = suite.runpytest("-p", "no:cacheprovider", "--collect-only", "-q",
+                           "-m", "db_independent or backend_agnostic").stdout.lines
     twice = suite.runpytest("-p", "no:cacheprovider", "--collect-only", "-q", "--db-dependent-only").stdout.lines
     ids = [{line for line in lines if "::" in line} for lines in (every, once, twice)]
     assert ids[0] and ids[1] | ids[2] == ids[0] and not ids[1] & ids[2]
@@ -96,3 +102,36 @@ def test_claims_to_be_pure(database_url):
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*use a database but are db_independent*", "*test_wrong.py::test_claims_to_be_pure"])
+
+
+def test_backend_agnostic_needs_a_reason_and_a_database(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_unexplained='''
+import pytest
+
+
+@pytest.mark.backend_agnostic
+def test_says_nothing(database_url):
+    assert database_url
+
+
+@pytest.mark.backend_agnostic("   ")
+def test_says_blanks(database_url):
+    assert database_url
+''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*backend_agnostic without a reason*", "*test_unexplained.py::test_says_nothing",
+                                 "*test_unexplained.py::test_says_blanks"])
+
+    pytester.makepyfile(test_unexplained='''
+import pytest
+
+
+@pytest.mark.backend_agnostic("renders a page")
+def test_pure():
+    assert True
+''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*backend_agnostic but use no database*", "*test_unexplained.py::test_pure"])
