@@ -32,8 +32,10 @@ def runs() -> Runs:
     return runs
 
 
-def verdicts(cards: Path, runs: list[dict[str, Any]], slug: str = "zero-sharding") -> dict[str, dict[str, Any]]:
-    claims = [c for c in read_cards(cards) if c.card == slug]
+def verdicts(cards: Path, runs: list[dict[str, Any]], slug: str = "zero-sharding",
+             only: str | None = None) -> dict[str, dict[str, Any]]:
+    """The verdicts of a card's claims (of the claim ``only`` alone, if given: each is judged on its own)."""
+    claims = [c for c in read_cards(cards) if c.card == slug and only in (None, c.claim_id)]
     return {r["claim_id"]: r for r in judge(claims, Evidence(runs))}
 
 
@@ -195,9 +197,9 @@ def deck(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(("claim", "old", "new"), EDITS)
 def test_editing_prose_and_claim_text_gives_mismatch(deck: Path, runs: Runs, claim: str, old: str,
                                                      new: str) -> None:
-    before = verdicts(deck, runs)[claim]["verdict"]
+    before = verdicts(deck, runs, only=claim)[claim]["verdict"]
     _edit(deck, old, new, claim_too=True)
-    after = verdicts(deck, runs)[claim]
+    after = verdicts(deck, runs, only=claim)[claim]
     assert after["verdict"] == "mismatch", (before, after["reason_en"])
     assert before != "mismatch"
 
@@ -206,7 +208,7 @@ def test_editing_prose_and_claim_text_gives_mismatch(deck: Path, runs: Runs, cla
 def test_editing_only_the_prose_makes_the_claim_stale(deck: Path, runs: Runs, claim: str, old: str,
                                                       new: str) -> None:
     _edit(deck, old, new, claim_too=False)
-    assert verdicts(deck, runs)[claim]["verdict"] == "stale"
+    assert verdicts(deck, runs, only=claim)[claim]["verdict"] == "stale"
 
 
 def test_editing_the_assertion_with_the_text_is_judged(deck: Path, runs: Runs) -> None:
@@ -267,9 +269,9 @@ def test_editing_the_pipeline_card(deck: Path, claim: str, old: str, new: str) -
     assert text.count(old) >= 2, old
     head, body = text.split("\n---\n", 1)
     card.write_text(head + "\n---\n" + body.replace(old, new), encoding="utf-8")
-    assert verdicts(deck, [], "pipeline-parallelism")[claim]["verdict"] == "stale"
+    assert verdicts(deck, [], "pipeline-parallelism", only=claim)[claim]["verdict"] == "stale"
     card.write_text(text.replace(old, new), encoding="utf-8")
-    assert verdicts(deck, [], "pipeline-parallelism")[claim]["verdict"] == "mismatch"
+    assert verdicts(deck, [], "pipeline-parallelism", only=claim)[claim]["verdict"] == "mismatch"
 
 
 def test_vocabulary_formulas_written_over_symbols_agree_with_verify_formulas() -> None:
@@ -310,13 +312,13 @@ def test_editing_other_cards(deck: Path, slug: str, claim: str, old: str, new: s
     head, body = text.split("\n---\n", 1)
     assert old in head and old in body, old
     card.write_text(head + "\n---\n" + body.replace(old, new), encoding="utf-8")
-    assert verdicts(deck, [], slug)[claim]["verdict"] == "stale"
+    assert verdicts(deck, [], slug, only=claim)[claim]["verdict"] == "stale"
     card.write_text(text.replace(old, new), encoding="utf-8")
-    assert verdicts(deck, [], slug)[claim]["verdict"] == "mismatch"
+    assert verdicts(deck, [], slug, only=claim)[claim]["verdict"] == "mismatch"
 
 
 def test_checkpointing_claims_are_measured_per_k_including_fixed_values() -> None:
-    got = verdicts(CARDS, [], "activation-checkpointing")["checkpoint-peak-units"]
+    got = verdicts(CARDS, [], "activation-checkpointing", only="checkpoint-peak-units")["checkpoint-peak-units"]
     assert got["verdict"] == "confirmed" and got["method"] == "measured"
     rows = got["evaluated"]
     assert [r["config"] for r in rows] == ["L=16 k=2", "L=16 k=4", "L=16 k=8"]

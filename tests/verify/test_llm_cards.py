@@ -38,8 +38,11 @@ def _verdicts(claims: list[Claim]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def judged() -> dict[str, dict[str, Any]]:
-    return _verdicts(_claims())
+def judged(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Their verdicts in the shared sweep's report (tests/verify/conftest.py), which judges every bundled claim
+    once per run with these same experiments (they read none of the sweep's runs); judging them again here
+    cost ~20 s of CPU. The mutation tests below judge afresh."""
+    return {f"{r['card']}:{r['claim_id']}": r for r in report["claims"] if r["card"] in LLM_CARDS}
 
 
 def _one(folder: Path, card: str, claim: str) -> dict[str, Any]:

@@ -34,12 +34,12 @@ def test_report_shape(report: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # a hang bound (timed out at 120 s at load ~20)
-def test_main_writes_json_and_flags_claims_without_evidence(tmp_path: Path, cards_dir: Path,
+def test_main_writes_json_and_flags_claims_without_evidence(tmp_path: Path, seed_cards_dir: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIFY_QUIET", "1")
     out = tmp_path / "v.json"
     rc = cli.main(["--world-sizes", "2", "--params", "20000", "--no-torch", "--json", str(out),
-                   "--cards", str(cards_dir)])
+                   "--cards", str(seed_cards_dir)])
     data = json.loads(out.read_text(encoding="utf-8"))
     claims = {c["claim_id"]: c for c in data["claims"]}
     # needs PyTorch's runs, which --no-torch skips: unverifiable in this run, never guessed
@@ -52,7 +52,7 @@ def test_main_writes_json_and_flags_claims_without_evidence(tmp_path: Path, card
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # a hang bound (the 150 s subprocess bound was hit at load ~20)
-def test_same_entry_point_under_torchrun(tmp_path: Path, cards_dir: Path) -> None:
+def test_same_entry_point_under_torchrun(tmp_path: Path, seed_cards_dir: Path) -> None:
     import os
     import subprocess
     import sys
@@ -60,7 +60,7 @@ def test_same_entry_point_under_torchrun(tmp_path: Path, cards_dir: Path) -> Non
     out = tmp_path / "tr.json"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "VERIFY_QUIET": "1"}
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-           "-m", "verify", "--no-torch", "--params", "20000", "--json", str(out), "--cards", str(cards_dir)]
+           "-m", "verify", "--no-torch", "--params", "20000", "--json", str(out), "--cards", str(seed_cards_dir)]
     subprocess.run(cmd, env=env, capture_output=True, timeout=540, check=False)  # rc 1: torch checks error
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["environment"]["torchrun"] is True and data["environment"]["world_sizes"] == [2]
