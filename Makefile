@@ -79,16 +79,17 @@ typecheck: setup
 pytest: setup
 	OMP_NUM_THREADS=1 $(PY) -m pytest $(PYTEST_ARGS)
 
-# The suite twice: every test on SQLite files, then every test that uses a database again on a private
-# PostgreSQL cluster started and stopped here. --db-dependent-only leaves out the db_independent tests and
-# tests/verify/ (they ran in the first pass; tests/utils/split.py says which and prints the counts).
+# The suite twice: every test on SQLite files, then every test whose backend matters again on a private
+# PostgreSQL cluster started and stopped here. --db-dependent-only leaves out the db_independent and
+# backend_agnostic tests and tests/verify/ (they ran in the first pass; tests/utils/split.py says which and
+# prints the counts). Each pass prints its slowest 20 tests (--durations=20).
 # Each pass is spread over TEST_WORKERS processes (pytest-xdist; most tests wait on a server, a subprocess
 # or Chromium); --dist loadfile keeps a module on one worker, so a module-scoped fixture is built once.
 # PYTHONDONTWRITEBYTECODE is unset for the suite: with it, every pytest worker re-does pytest's assertion
 # rewriting and every spawned server or torch rank recompiles app/ and verify/ from source.
 TEST_WORKERS ?= 3
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE OMP_NUM_THREADS=1
-XDIST := -n $(TEST_WORKERS) --dist loadfile
+XDIST := -n $(TEST_WORKERS) --dist loadfile --durations=20
 test: setup system-deps lint typecheck
 	$(TEST_ENV) $(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 	$(TEST_ENV) scripts/with-postgres.sh $(PY) -m pytest $(XDIST) --db-dependent-only $(PYTEST_ARGS)

@@ -2,10 +2,10 @@
 
 A test is ``db_independent`` when nothing in it can tell SQLite from PostgreSQL: it requests no
 ``database_url`` or ``module_database_url`` fixture (directly or through ``engine``, ``client``,
-``read_client``, ``live_server``...) and its module
-does not use ``tests.utils.db`` (which picks the backend) or name its variable. Such a test gets the
-marker here, and the PostgreSQL pass (``--db-dependent-only``, as ``make test`` runs it) leaves it out:
-it already ran in the SQLite pass, which runs every test. Folders in :data:`DB_FREE_DIRS` are not even
+``read_client``, ``live_server``...) and its module does not use ``tests.utils.db`` (which picks the
+backend) or name its variable. Such a test gets the marker here, and the PostgreSQL pass
+(``--db-dependent-only``, as ``make test`` runs it) leaves it out: it already ran in the SQLite pass, which
+runs every test. Folders in :data:`DB_FREE_DIRS` are not even
 collected in that pass (torch imports, the verify sweep); a test there that asks for a database is a
 usage error.
 
