@@ -89,24 +89,16 @@ def test_the_two_passes_together_run_every_test(suite: pytest.Pytester) -> None:
     assert ids[0] and ids[1] | ids[2] == ids[0] and not ids[1] & ids[2]
 
 
-def test_a_marked_test_that_uses_a_database_is_refused(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_wrong='''
+MISUSES = {
+    "db_independent on a test that uses a database": ('''
 import pytest
 
 
 @pytest.mark.db_independent
 def test_claims_to_be_pure(database_url):
     assert database_url
-''')
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*use a database but are db_independent*", "*test_wrong.py::test_claims_to_be_pure"])
-
-
-def test_backend_agnostic_needs_a_reason_and_a_database(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(test_unexplained='''
+''', ["*use a database but are db_independent*", "*test_misuse.py::test_claims_to_be_pure"]),
+    "backend_agnostic without a reason": ('''
 import pytest
 
 
@@ -118,20 +110,24 @@ def test_says_nothing(database_url):
 @pytest.mark.backend_agnostic("   ")
 def test_says_blanks(database_url):
     assert database_url
-''')
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*backend_agnostic without a reason*", "*test_unexplained.py::test_says_nothing",
-                                 "*test_unexplained.py::test_says_blanks"])
-
-    pytester.makepyfile(test_unexplained='''
+''', ["*backend_agnostic without a reason*", "*test_misuse.py::test_says_nothing",
+     "*test_misuse.py::test_says_blanks"]),
+    "backend_agnostic on a test without a database": ('''
 import pytest
 
 
 @pytest.mark.backend_agnostic("renders a page")
 def test_pure():
     assert True
-''')
+''', ["*backend_agnostic but use no database*", "*test_misuse.py::test_pure"]),
+}
+
+
+@pytest.mark.parametrize("case", MISUSES)
+def test_a_misplaced_marker_is_a_usage_error_naming_the_tests(pytester: pytest.Pytester, case: str) -> None:
+    source, says = MISUSES[case]
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_misuse=source)
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*backend_agnostic but use no database*", "*test_unexplained.py::test_pure"])
+    result.stderr.fnmatch_lines(says)
