@@ -5,9 +5,8 @@ A test is ``db_independent`` when nothing in it can tell SQLite from PostgreSQL:
 ``read_client``, ``live_server``...) and its module does not use ``tests.utils.db`` (which picks the
 backend) or name its variable. Such a test gets the marker here, and the PostgreSQL pass
 (``--db-dependent-only``, as ``make test`` runs it) leaves it out: it already ran in the SQLite pass, which
-runs every test. Folders in :data:`DB_FREE_DIRS` are not even
-collected in that pass (torch imports, the verify sweep); a test there that asks for a database is a
-usage error.
+runs every test. Folders in :data:`DB_FREE_DIRS` are not even collected in that pass (torch imports, the
+verify sweep); a test there that asks for a database is a usage error.
 
 A test that does use a database, but only as the store behind what it checks (a page in Chromium, an
 exported file, a fitted model), carries ``@pytest.mark.backend_agnostic("why")``: the queries behind it
@@ -126,8 +125,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     stats: dict[str, Any] = {"both": len(items) - len(once), "once": len(once),
                              "agnostic": sum(1 for i in once if i.get_closest_marker(AGNOSTIC))}
     if config.getoption(OPTION):
-        ran = {id(i) for i in once}
-        keep = [i for i in items if id(i) not in ran]
+        once_ids = {id(i) for i in once}
+        keep = [i for i in items if id(i) not in once_ids]
         if once:
             config.hook.pytest_deselected(items=once)
         items[:] = keep
