@@ -20,9 +20,10 @@ from app.verification.store import store_report
 
 def store_verdicts(session: Session, data: dict[str, Any], run: VerificationRun | None = None,
                    host: str | None = None) -> VerificationRun:
-    """``store_report``, then the review items follow the verdicts just stored."""
-    run = store_report(session, data, run=run, host=host)
-    refresh_after_verdicts(session)
+    """``store_report``, and the review items follow the verdicts, in one transaction: a poller that sees the
+    run done sees its drills too, and a failure leaves neither."""
+    run = store_report(session, data, run=run, host=host, commit=False)
+    refresh_after_verdicts(session)  # commits
     session.refresh(run)
     return run
 

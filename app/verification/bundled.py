@@ -27,7 +27,8 @@ BUNDLED_HOST = "bundled report"
 def load_bundled_report(engine: Engine, path: Path, *, after: Callable[[Session], None] | None = None) -> str:
     """Store ``path`` if the database has no newer run; returns what it did, for the sync output.
 
-    ``after(session)`` runs once the report is stored (``app.deck.verdicts`` refreshes the review items)."""
+    ``after(session)`` runs once the report is stored, in its transaction, and commits it (``app.deck.verdicts``
+    refreshes the review items)."""
     if not path.is_file():
         return f"no bundled verification report at {path}"
     raw = path.read_bytes()
@@ -41,8 +42,8 @@ def load_bundled_report(engine: Engine, path: Path, *, after: Callable[[Session]
         if latest is not None and latest.host == f"{BUNDLED_HOST} {digest}":
             return "verification: bundled report already stored"
         data = json.loads(raw)
-        run = store_report(session, data, host=f"{BUNDLED_HOST} {digest}")
+        run = store_report(session, data, host=f"{BUNDLED_HOST} {digest}", commit=after is None)
         if after is not None:
-            after(session)
+            after(session)  # in the same transaction, which it commits
         n = len(data.get("claims", []))
         return f"verification: stored the bundled report {path.name} ({n} verdicts, run {run.id})"

@@ -38,11 +38,12 @@ def fail_run(session: Session, run: VerificationRun, error: str) -> None:
 
 
 def store_report(session: Session, data: dict[str, Any], run: VerificationRun | None = None,
-                 host: str | None = None) -> VerificationRun:
+                 host: str | None = None, *, commit: bool = True) -> VerificationRun:
     """Validate ``data`` (raises pydantic.ValidationError) and store it with one verdict row per claim.
 
     Review items read the verdicts (misconception drills): store through ``app.deck.verdicts.store_verdicts``,
-    which refreshes them, unless the caller does that itself."""
+    which refreshes them in the same transaction, unless the caller does that itself. ``commit=False``
+    leaves the transaction open for that: until it commits, nobody sees the run as done."""
     report = VerifyReport.model_validate(data)
     if run is None:
         run = VerificationRun(proofdeck_version=proofdeck_version())
@@ -64,8 +65,9 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
             predicted=claim.predicted, measured=claim.measured, condition=claim.condition or "",
             reason_zh=claim.reason_zh, reason_en=claim.reason_en,
         ))
-    session.commit()
-    session.refresh(run)
+    if commit:
+        session.commit()
+        session.refresh(run)
     return run
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -52,6 +53,11 @@ def test_admin_starts_a_background_run(client: TestClient) -> None:
         assert time.monotonic() < deadline, "the background verify run did not finish"
         time.sleep(0.5)
     assert run["status"] == "done", run["error"]
+    # the job's thread ends after its last read; the database is dropped after the test, under a job still
+    # running (CI 2026-12-02: "terminating connection due to administrator command", blamed on the next test)
+    for job in [t for t in threading.enumerate() if t.name == f"verify-run-{run_id}"]:
+        job.join(timeout=600)  # a bound, not a wait: a finished job returns at once
+        assert not job.is_alive(), "the verify job's thread did not end"
     assert run["backend"] == "gloo" and run["world_sizes"] == [2] and run["torch_version"].startswith("2.")
     card = client.get("/api/cards/zero-sharding/verification").json()
     assert card["run"]["id"] == run_id

@@ -54,6 +54,38 @@ def test_bad_report_stores_nothing(engine: Engine) -> None:
         assert s.exec(select(ClaimVerdict)).all() == []
 
 
+def test_a_run_is_done_only_with_its_drills_refreshed(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``store_verdicts`` stores the report and refreshes the review items in one transaction: another
+    connection sees no finished run while the items are being refreshed, and a failed refresh stores nothing.
+    (The admin endpoint's job once committed "done" first; a poller then dropped the database under the
+    job's refresh, CI 2026-12-02.)"""
+    from app.deck import verdicts as deck_verdicts
+    from app.deck.verdicts import store_verdicts
+    from app.srs.items import refresh_after_verdicts as real_refresh
+
+    seen_meanwhile: list[list[VerificationRun]] = []
+
+    def refresh_watched(session: Session) -> None:
+        with Session(engine) as other:
+            seen_meanwhile.append(list(other.exec(select(VerificationRun).where(VerificationRun.status == "done"))))
+        real_refresh(session)
+
+    monkeypatch.setattr(deck_verdicts, "refresh_after_verdicts", refresh_watched)
+    with Session(engine) as s:
+        run = store_verdicts(s, report("refuted"))
+        assert run.status == "done" and seen_meanwhile == [[]]
+
+    def refresh_fails(session: Session) -> None:
+        raise RuntimeError("the refresh failed")
+
+    monkeypatch.setattr(deck_verdicts, "refresh_after_verdicts", refresh_fails)
+    with Session(engine) as s, pytest.raises(RuntimeError, match="the refresh failed"):
+        store_verdicts(s, report("confirmed"))
+    with Session(engine) as s:
+        assert [r.id for r in s.exec(select(VerificationRun))] == [run.id]
+        assert [(v.run_id, v.claim_key) for v in s.exec(select(ClaimVerdict))] == [(run.id, "three-x"), (run.id, "x")]
+
+
 def test_cli_from_json_and_api(tmp_path: Path, database_url: str, cards_dir: Path) -> None:
     from fastapi.testclient import TestClient
 
