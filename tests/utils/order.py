@@ -6,7 +6,7 @@ a two-minute module while the others sat idle. Handing out the longest modules f
 time first, the classic greedy schedule) keeps every worker busy until the end.
 
 The lengths are the seconds each module took in a recorded run of each pass, in ``tests/durations.json``
-(``python -m tests.utils.order JUNIT.xml ...`` rewrites it from pytest's ``--junitxml`` reports). A module
+(``python -m tests.utils.order sqlite S.xml postgresql P.xml`` rewrites it from ``--junitxml`` reports). A module
 missing there (a new one) goes first, being of unknown length; a stale table changes only the order.
 Tests inside a module keep their order.
 """
