@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +57,19 @@ def front_matter(text: str, source: str = "<card>") -> dict[str, Any]:
 
 
 def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
+    return list(_parse_claims(text, source))
+
+
+@lru_cache(maxsize=256)
+def _parse_claims(text: str, source: str) -> tuple[Claim, ...]:
+    """Cached by the card's text: a sweep, the judge and the tests read the same cards many times (Claims are
+    frozen, so callers share them safely)."""
     data = front_matter(text, source)
     slug = data.get("slug")
     if not isinstance(slug, str) or not slug:
         raise CardFormatError(f"{source}: missing slug")
     claims, seen = [], set()
+    card_corpus = corpus(text, data)  # one per card, shared by its claims
     for i, c in enumerate(data.get("claims") or []):
         where = f"{source}: claim #{i}"
         if not isinstance(c, dict):
@@ -90,8 +99,8 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
                 raise CardFormatError(f"{where} ({cid}): {k} must be a string (quote it in YAML)")
         claims.append(Claim(slug, cid, zh, en, section, str(fields["asserts"] or "").strip(),
                             str(fields["reading"] or "").strip(), str(fields["unverifiable"] or "").strip(),
-                            "", corpus(text, data)))
-    return claims
+                            "", card_corpus))
+    return tuple(claims)
 
 
 def _squash(text: str) -> str:
