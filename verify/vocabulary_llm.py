@@ -12,7 +12,7 @@ tp_inference); what measures them in ``verify.sim`` (speculative, kv_allocator, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -59,6 +59,13 @@ BATCH_CASES = (4, 8, 32)
 ACCUM_KS = (2, 4, 8)
 
 
+@lru_cache(maxsize=4096)
+def _exact(x: Any) -> sp.Expr:
+    """A measured or configured number as the exact rational it stands for (nsimplify's search costs ~10 ms a
+    call; one sweep and its judging ask for the same few values hundreds of times)."""
+    return sp.nsimplify(x, rational=True)
+
+
 def extend(v: ModuleType) -> None:
     """Add this module's symbols, argument kinds, families and quantities to ``verify.vocabulary``."""
     Q, Config = v.Quantity, v.Config
@@ -85,7 +92,10 @@ def extend(v: ModuleType) -> None:
         S[x] for x in ("B_kv", "L_max", "N", "b", "s", "h", "k", "T", "t", "p", "L", "d", "Psi", "M", "beta", "W"))
 
     def value(x: Any) -> sp.Expr:
-        return sp.nsimplify(x, rational=True)
+        try:
+            return _exact(x)
+        except TypeError:  # unhashable: not cached
+            return sp.nsimplify(x, rational=True)
 
     # ---- configurations of each family
     def spec_configs(_ev: Any) -> list[Any]:
