@@ -11,7 +11,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: setup setup-serve system-deps run sync serve verify verify-report test lint typecheck pytest bench clean
+.PHONY: setup setup-serve system-deps run sync serve verify verify-report test test-passes lint typecheck pytest bench clean
 
 # The venv starts without pip (ensurepip alone took 70 s on a loaded 2-core machine); uv installs what serving
 # needs (about 5x faster than pip here), pip comes in only for the full install.
@@ -89,8 +89,14 @@ pytest: setup
 # subprocess or Chromium); --dist loadfile keeps a module on one worker, so a module-scoped fixture is built once.
 # PYTHONDONTWRITEBYTECODE is unset for the suite: with it, every pytest worker re-does pytest's assertion
 # rewriting and every spawned server or torch rank recompiles app/ and verify/ from source.
+# lint and typecheck run beside the passes (-j3): mypy is one process for ~35 s, which on its own left the
+# second core idle; -Oline keeps their lines whole (test-passes.sh prints each pass's log whole). Any of the three
+# failing fails `make test`.
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE OMP_NUM_THREADS=1
-test: setup system-deps lint typecheck
+test: setup system-deps
+	@$(MAKE) --no-print-directory -j3 -Oline lint typecheck test-passes
+
+test-passes: setup system-deps
 	$(TEST_ENV) scripts/test-passes.sh $(PY) $(PYTEST_ARGS)
 
 bench: setup
