@@ -59,24 +59,34 @@ def _launch(fake: Path, *extra: str, **env: str) -> subprocess.Popen[str]:
 
 @pytest.fixture
 def running(fake: Path) -> Iterator[list[subprocess.Popen[str]]]:
-    """The scripts a test started. One left running (a failed test) is sent TERM, then its group and each
-    pass's group are killed: nothing outlives the test."""
+    """The scripts a test started. One left running (a failed test) is sent TERM, then its group, each pass's
+    stand-in and the PostgreSQL cluster are killed: nothing outlives the test. Only then: a pid or port recorded
+    by a run that ended may belong to another test's process by now (pids wrap at 32768 here)."""
     procs: list[subprocess.Popen[str]] = []
     yield procs
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=60)
+    left = [p for p in procs if p.poll() is None]
+    for p in left:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(timeout=60)
+    if not left:
+        return
     for started in (fake.parent / "out").glob("*.json"):
         data = json.loads(started.read_text())
-        if _alive(data["pid"]):
+        if _is_fake(data["pid"], fake):
             os.killpg(os.getpgid(data["pid"]), signal.SIGKILL)
-        if data["pg_url"] and _listening(data["pg_url"]):  # the cluster outlives a killed with-postgres.sh
+        if data["pg_url"]:  # the cluster outlives a killed with-postgres.sh
             _kill_postmaster(data["pg_url"])
+
+
+def _is_fake(pid: int, fake: Path) -> bool:
+    try:
+        return str(fake).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _started(out: Path, label: str, proc: subprocess.Popen[str]) -> dict[str, Any]:
@@ -160,24 +170,24 @@ def _listening(url: str) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _kill_postmaster(url: str) -> None:
+def _postmasters(url: str) -> list[tuple[int, str]]:
+    """(pid, data folder) of each PostgreSQL server listening on ``url``'s port (read from /proc)."""
     port = url.rsplit(":", 1)[1].split("/")[0]
+    found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv[0].endswith(b"/postgres") and f"port={port}".encode() in argv:
-            os.kill(int(cmdline.parent.name), signal.SIGKILL)
-            subprocess.run(["rm", "-rf", argv[argv.index(b"-D") + 1].decode().removesuffix("/data")], check=False)
+        if argv[0].endswith(b"/postgres") and f"port={port}".encode() in argv and b"-D" in argv:
+            found.append((int(cmdline.parent.name), argv[argv.index(b"-D") + 1].decode()))
+    return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def _kill_postmaster(url: str) -> None:
+    for pid, data in _postmasters(url):
+        os.kill(pid, signal.SIGKILL)
+        subprocess.run(["rm", "-rf", data.removesuffix("/data")], check=False)
 
 
 def test_term_stops_both_passes_and_the_postgres_cluster(fake: Path, running: list[subprocess.Popen[str]]) -> None:
@@ -185,10 +195,11 @@ def test_term_stops_both_passes_and_the_postgres_cluster(fake: Path, running: li
     proc = _launch(fake)
     running.append(proc)
     sqlite, pg = _started(out, "sqlite", proc), _started(out, "pg", proc)
-    assert _listening(pg["pg_url"])
+    assert _listening(pg["pg_url"]) and len(_postmasters(pg["pg_url"])) == 1
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=300)  # a hang bound: stopping the cluster returns at once
     assert proc.returncode == 130
-    assert not _alive(sqlite["pid"]) and not _alive(pg["pid"])
-    assert not _listening(pg["pg_url"])
+    # by pid and command line, not pid alone: pids wrap at 32768 here and may be another test's by now
+    assert not _is_fake(sqlite["pid"], fake) and not _is_fake(pg["pid"], fake)
+    assert _postmasters(pg["pg_url"]) == []
     assert not (out / "sqlite.end").exists() and not (out / "pg.end").exists()  # stopped, not finished
