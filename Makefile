@@ -14,7 +14,7 @@ PORT ?= 8000
 .PHONY: setup setup-serve system-deps run sync serve verify verify-report test test-passes lint typecheck pytest bench clean
 
 # The venv starts without pip (ensurepip alone took 70 s on a loaded 2-core machine); uv installs what serving
-# needs (about 5x faster than pip here), pip comes in only for the full install.
+# needs and the full environment (about 4-5x faster than pip here); pip comes in only for `make verify`'s extra.
 UV := $(VENV)/.uv/bin/uv
 $(PY):
 	$(PYTHON) -m venv --without-pip $(VENV)
