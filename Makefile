@@ -81,27 +81,23 @@ typecheck: setup
 pytest: setup
 	OMP_NUM_THREADS=1 $(PY) -m pytest $(PYTEST_ARGS)
 
-# The suite twice: every test on SQLite files, then every test whose backend matters again on a private
-# PostgreSQL cluster started and stopped here. --db-dependent-only leaves out the db_independent and
-# backend_agnostic tests and tests/verify/ (they ran in the first pass; tests/utils/split.py says which and
-# prints the counts). Each pass prints its slowest 20 tests (--durations=20).
-# Each pass is spread over TEST_WORKERS processes (pytest-xdist; most tests wait on a server, a subprocess
-# or Chromium); --dist loadfile keeps a module on one worker, so a module-scoped fixture is built once.
+# The suite twice, both passes at once (scripts/test-passes.sh): every test on SQLite files, and every test whose
+# backend matters again on a private PostgreSQL cluster started and removed there. --db-dependent-only leaves out
+# the db_independent and backend_agnostic tests and tests/verify/ (they run in the SQLite pass;
+# tests/utils/split.py says which and prints the counts). Each pass prints its slowest 20 tests (--durations=20)
+# and is spread over pytest-xdist workers (SQLITE_WORKERS=3, PG_WORKERS=2; most tests wait on a server, a
+# subprocess or Chromium); --dist loadfile keeps a module on one worker, so a module-scoped fixture is built once.
 # PYTHONDONTWRITEBYTECODE is unset for the suite: with it, every pytest worker re-does pytest's assertion
 # rewriting and every spawned server or torch rank recompiles app/ and verify/ from source.
-# lint and typecheck run beside the passes (-j3): mypy is one process for ~35 s, which alone left the second core
-# idle; -Oline keeps each output line whole. Any of the three failing fails `make test`. (Running the two passes
-# at the same time too brought make test to 8.5-11 min, but a Gloo rendezvous failed in 2 of 5 such runs:
-# docs/test-durations.md, "Ninth session".)
-TEST_WORKERS ?= 3
+# lint and typecheck run beside the passes (-j3): mypy is one process for ~35 s, which on its own left the
+# second core idle; -Oline keeps their lines whole (test-passes.sh prints each pass's log whole). Any of the three
+# failing fails `make test`.
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE OMP_NUM_THREADS=1
-XDIST := -n $(TEST_WORKERS) --dist loadfile --durations=20
 test: setup system-deps
 	@$(MAKE) --no-print-directory -j3 -Oline lint typecheck test-passes
 
 test-passes: setup system-deps
-	$(TEST_ENV) $(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
-	$(TEST_ENV) scripts/with-postgres.sh $(PY) -m pytest $(XDIST) --db-dependent-only $(PYTEST_ARGS)
+	$(TEST_ENV) scripts/test-passes.sh $(PY) $(PYTEST_ARGS)
 
 bench: setup
 	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

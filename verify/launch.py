@@ -84,6 +84,24 @@ def preload_for_fork() -> None:
     import torch._dynamo  # noqa: F401
 
 
+def join_group(backend: str, local_rank: int, **init: Any) -> None:
+    """``init_process_group``, then a barrier: no rank returns before every rank's group is up.
+
+    Gloo's ``init_process_group`` returns on a rank as soon as *its* side of each pair is connected; the peer
+    may still be between accepting that connection and marking its pair ready. A rank that then ran a short
+    function and destroyed the group closed the socket under the peer, whose init failed with "Gloo
+    connectFullMesh failed ... Connection closed by peer" (strace: the peer's accept, its 8-byte sequence
+    read, then EOF 5 ms later, the first rank having already written its result). Concurrent launches on a
+    busy machine hit it in about 7 % of two-rank launches of a trivial function (docs/test-durations.md,
+    "Tenth session"). A rank sends its barrier message only once its own init has returned, so after the
+    barrier every rank's init has succeeded and any rank may leave."""
+    dist.init_process_group(backend, **init)
+    if backend == "nccl":
+        dist.barrier(device_ids=[local_rank])
+    else:
+        dist.barrier()
+
+
 def _rank_main(rank: int, world: int, backend: str, init_file: str, out_dir: str,
                fn: Callable[..., Any], args: tuple[Any, ...], timeout_s: float, progress_file: str | None) -> None:
     torch.set_num_threads(1)
@@ -93,8 +111,8 @@ def _rank_main(rank: int, world: int, backend: str, init_file: str, out_dir: str
         os.environ.pop(progress.ENV, None)
     if backend == "nccl":
         torch.cuda.set_device(rank)
-    dist.init_process_group(backend, init_method=f"file://{init_file}", rank=rank, world_size=world,
-                            timeout=timedelta(seconds=timeout_s))
+    join_group(backend, rank, init_method=f"file://{init_file}", rank=rank, world_size=world,
+               timeout=timedelta(seconds=timeout_s))
     try:
         result = fn(*args)
         with open(os.path.join(out_dir, f"result-{rank}.pkl"), "wb") as f:
@@ -175,7 +193,7 @@ def run_under_torchrun(fn: Callable[..., Any], env: TorchrunEnv, *, args: tuple[
     torch.set_num_threads(1)
     if backend == "nccl":
         torch.cuda.set_device(env.local_rank)
-    dist.init_process_group(backend, init_method="env://", timeout=timedelta(seconds=timeout_s))
+    join_group(backend, env.local_rank, init_method="env://", timeout=timedelta(seconds=timeout_s))
     try:
         result = fn(*args)
         gathered: list[Any] = [None] * env.world_size

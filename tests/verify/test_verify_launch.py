@@ -146,3 +146,32 @@ def test_progress_follower_returns_only_complete_new_lines(tmp_path: os.PathLike
         out.write("o1\nN=2 zero2 ✓\n")
     assert f.new_lines() == ["N=2 zero1", "N=2 zero2 ✓"]
     assert f.new_lines() == []
+
+
+def _fn_started_at() -> float:
+    return time.monotonic()  # CLOCK_MONOTONIC: one clock for every process on the machine
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_no_rank_starts_its_function_before_every_rank_has_joined(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: os.PathLike[str]) -> None:
+    """The launch flake of the ninth session: a rank that finished a short function and left closed its socket
+    under a peer whose init had not returned yet ("Gloo connectFullMesh failed ... Connection closed by peer").
+    Rank 1 is made to lag right after its own init returns (the window the peer was in); rank 0 must not start
+    the function before that lag ends. The order is compared on one clock, not against a time bound."""
+    real_init = dist.init_process_group
+    joined = os.path.join(tmp_path, "rank1-joined")
+
+    def lagging_init(*args: object, **kwargs: object) -> None:
+        real_init(*args, **kwargs)  # type: ignore[arg-type]
+        if kwargs.get("rank") == 1:
+            time.sleep(1.0)
+            with open(joined, "w", encoding="utf-8") as f:
+                f.write(repr(time.monotonic()))
+
+    monkeypatch.setattr(dist, "init_process_group", lagging_init)  # forked ranks inherit it
+    started = launch(_fn_started_at, 2, timeout_s=60)
+    with open(joined, encoding="utf-8") as f:
+        rank1_ready = float(f.read())
+    assert started[0] > rank1_ready, "rank 0 ran its function while rank 1 was still joining the group"
