@@ -72,6 +72,10 @@ def running(fake: Path) -> Iterator[list[subprocess.Popen[str]]]:
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             p.wait(timeout=60)
+    for p in procs:  # a failed test never reached communicate(): its pipes would be closed by the garbage
+        for pipe in (p.stdout, p.stderr):  # collector during a later test, whose "unclosed file" warning fails it
+            if pipe:
+                pipe.close()
     if not left:
         return
     for started in (fake.parent / "out").glob("*.json"):
@@ -171,17 +175,22 @@ def _listening(url: str) -> bool:
 
 
 def _postmasters(url: str) -> list[tuple[int, str]]:
-    """(pid, data folder) of each PostgreSQL server listening on ``url``'s port (read from /proc)."""
+    """(pid, data folder) of each PostgreSQL server listening on ``url``'s port (read from /proc).
+
+    A backend the postmaster has just forked (for ``_listening``'s probe, say) runs under the postmaster's
+    command line until it sets its own title; under load the two were both found (CI run r1, 2026-12-02). A
+    server is such a process whose parent is not one too."""
     port = url.rsplit(":", 1)[1].split("/")[0]
-    found = []
+    found: dict[int, tuple[int, str]] = {}
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             argv = cmdline.read_bytes().split(b"\0")
-        except OSError:
+            ppid = int((cmdline.parent / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
         if argv[0].endswith(b"/postgres") and f"port={port}".encode() in argv and b"-D" in argv:
-            found.append((int(cmdline.parent.name), argv[argv.index(b"-D") + 1].decode()))
-    return found
+            found[int(cmdline.parent.name)] = (ppid, argv[argv.index(b"-D") + 1].decode())
+    return [(pid, data) for pid, (ppid, data) in found.items() if ppid not in found]
 
 
 def _kill_postmaster(url: str) -> None:
