@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from typing import Any
 
 import pytest
@@ -54,10 +55,15 @@ def test_payload_bytes_equal_ledger(ref_runs: list[dict[str, Any]], stage: str, 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 4])
 def test_zero3_peak_within_transient_bound(ref_runs: list[dict[str, Any]], n: int) -> None:
+    """The ring pass's peak, the one claims judge (no backend thread holds a tensor), within its bound and
+    never the whole unsharded model. The native pass's peak is shown, not asserted: Gloo frees its
+    reduce-scatter clones when its threads get to it, so two to six 71,824-byte layers were live at that
+    peak in runs of one commit (253,532 to 469,780 B at N = 4 against a bound of 343,636 B; alone on a quiet
+    machine it was over the bound twice in two runs)."""
     run = _ref(ref_runs, "zero3", n)
-    floor = run["measured"]["peak_transient_bytes_floor"]
-    assert floor <= run["predicted"]["zero3_transient_bound_bytes"]
-    assert floor < run["predicted"]["unsharded_model_bytes"]  # never the whole unsharded model
+    peak = run["measured"]["ring_peak_transient_bytes"]
+    assert peak <= run["predicted"]["zero3_ring_bound_bytes"]
+    assert peak < run["predicted"]["unsharded_model_bytes"]
 
 
 @pytest.mark.slow
@@ -96,6 +102,48 @@ def test_cpu_peak_bytes_counts_freed_temporaries() -> None:
         del a, b
 
     assert memory.cpu_peak_bytes(work) == 6_000_000
+
+
+def test_a_free_from_before_the_window_does_not_lower_the_peak() -> None:
+    """The peak is what the call allocates on top of what it found: releasing an older 4 MB tensor first
+    must not hide the 2 MB the call then needs (the running sum would read 0)."""
+    old = [torch.empty(1_000_000)]
+
+    def work() -> None:
+        old.clear()
+        b = torch.empty(500_000)
+        del b
+
+    assert memory.cpu_peak_bytes(work) == 2_000_000
+
+
+def test_a_phantom_free_does_not_lower_the_peak() -> None:
+    """A block allocated while profiling and freed on an unprofiled thread (as Gloo's threads do) stays in
+    the CPU allocator's size table; when malloc gives its address to an unprofiled 1,000-byte allocation,
+    the profiler reports that block's free as −4,000 B. The meter must drop it, not subtract it."""
+    box: list[torch.Tensor] = []
+    memory.cpu_peak_bytes(lambda: box.append(torch.empty(4_000, dtype=torch.uint8)))
+    address = box[0].data_ptr()
+    freer = threading.Thread(target=box.clear)
+    freer.start()
+    freer.join()
+    held = [torch.empty(1_000, dtype=torch.uint8) for _ in range(200)]
+    reused = [t for t in held if t.data_ptr() == address]
+    assert reused, "malloc did not reuse the address: the phantom cannot be set up"
+    del held
+    freed = reused
+
+    def work() -> None:
+        freed.clear()  # the profiler reports −4,000 B here
+        b = torch.empty(3_000, dtype=torch.uint8)
+        del b
+
+    events = memory._cpu_memory_events(work)
+    assert [size for _, size, _ in events] == [-4_000, 3_000, -3_000]  # the phantom, as the profiler reports it
+    running = [0]
+    for size in memory.window_sizes(events):
+        running.append(running[-1] + size)
+    assert max(running) == 3_000
 
 
 def test_peak_meter_choice() -> None:

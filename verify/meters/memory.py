@@ -4,8 +4,9 @@
 
 Persistent bytes are the sum of distinct ``untyped_storage()`` sizes (deduplicated by data pointer), so
 a view into a bucket or a flat buffer is counted once; DTensors count their local shard. Peak on CPU
-comes from the profiler's allocation events summed in time order (Gloo's temporaries included); on
-CUDA from ``torch.cuda.max_memory_allocated``.
+comes from the profiler's allocation events summed in time order (Gloo's temporaries included), counting
+only blocks allocated inside the measured call (``window_sizes``); on CUDA from
+``torch.cuda.max_memory_allocated``.
 """
 
 from __future__ import annotations
@@ -52,15 +53,16 @@ def _stderr_silenced() -> Iterator[None]:
         os.close(devnull)
 
 
-def _cpu_memory_events(fn: Callable[[], object]) -> list[tuple[int, int]]:
-    """(time, signed bytes) of every allocation and free while ``fn`` runs, in time order (profiler events).
+def _cpu_memory_events(fn: Callable[[], object]) -> list[tuple[int, int, int]]:
+    """(time, signed bytes, address) of every allocation and free this thread's profiler saw while ``fn`` ran,
+    in time order.
 
-    Every allocation and free is a "[memory]" event with a timestamp and a signed size in the
-    profiler's flat event list (the event tree drops frees that happen outside an operator). The
-    autograd profiler is driven directly: ``torch.profiler.profile.start`` asks ``hasattr(torch, "_inductor")``,
-    which imports the compiler (~6 s of CPU in every fresh rank), and nothing here is post-processed into
-    function events.
+    The allocation events of the profiler's event tree carry the block's address (the flat event list's
+    ``[memory]`` events do not). The autograd profiler is driven directly: ``torch.profiler.profile.start``
+    asks ``hasattr(torch, "_inductor")``, which imports the compiler (~6 s of CPU in every fresh rank), and
+    nothing here is post-processed into function events.
     """
+    from torch._C._profiler import _ExtraFields_Allocation
     from torch.autograd.profiler import profile
 
     prof = profile(use_cpu=True, profile_memory=True, use_kineto=True)
@@ -72,24 +74,52 @@ def _cpu_memory_events(fn: Callable[[], object]) -> list[tuple[int, int]]:
         with _stderr_silenced():
             prof.__exit__(None, None, None)
     assert prof.kineto_results is not None
-    return sorted((e.start_ns(), int(e.nbytes()))  # type: ignore[attr-defined]  # missing from the stub
-                  for e in prof.kineto_results.events()
-                  if e.name() == "[memory]")
+    out: list[tuple[int, int, int]] = []
+    stack = list(prof.kineto_results.experimental_event_tree())
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        fields = node.extra_fields
+        if isinstance(fields, _ExtraFields_Allocation):
+            out.append((node.start_time_ns, int(fields.alloc_size), int(fields.ptr)))
+    return sorted(out)
+
+
+def window_sizes(events: Iterable[tuple[int, int, int]]) -> Iterator[int]:
+    """The signed sizes of the allocations made in the window and of their frees, in time order; a free of
+    a block allocated before the window is dropped.
+
+    Such a free is either real (a tensor from an earlier step released now) or a phantom: the CPU
+    allocator's profiling table keeps the size of a block allocated while profiling was on and freed on a
+    thread that was not profiled (Gloo's), and when malloc hands that address to an unprofiled allocation
+    which this thread then frees, the profiler reports a free of the old size. Either way it would lower the
+    running sum by bytes the window never allocated, so the peak read would depend on when another thread
+    ran (one launch in 24 beside ``stress-ng --cpu 4``: ZeRO-3's peak 4,292 B low). What is counted is what
+    the window itself needs on top of what it found.
+    """
+    live: dict[int, int] = {}
+    for _, size, ptr in events:
+        if size > 0:
+            live[ptr] = size
+            yield size
+        elif ptr in live:
+            yield -live.pop(ptr)
 
 
 def cpu_peak_bytes(fn: Callable[[], object]) -> int:
-    """Largest increase of allocated CPU bytes above the start while ``fn`` runs (profiler events)."""
+    """Largest sum of CPU bytes allocated while ``fn`` runs and not yet freed (profiler events): the
+    transient memory ``fn`` needs on top of what existed when it started."""
     running = peak = 0
-    for _, size in _cpu_memory_events(fn):
+    for size in window_sizes(_cpu_memory_events(fn)):
         running += size
         peak = max(peak, running)
     return peak
 
 
 def cpu_retained_bytes(fn: Callable[[], object]) -> int:
-    """CPU bytes allocated while ``fn`` runs and still allocated when it returns (allocations − frees):
+    """CPU bytes allocated while ``fn`` runs and still allocated when it returns (allocations − their frees):
     with the storages we can see subtracted, what a library keeps hidden (DDP's reducer buckets)."""
-    return sum(size for _, size in _cpu_memory_events(fn))
+    return sum(window_sizes(_cpu_memory_events(fn)))
 
 
 def cuda_peak_bytes(fn: Callable[[], object]) -> int:
