@@ -50,7 +50,7 @@ setup: $(STAMP)
 setup-serve: $(SERVE_STAMP)
 
 # Debian packages the tests drive for real: Chromium (browser tests), PostgreSQL (second pass), a CJK font,
-# Node.js (the real Obsidian Spaced Repetition parser, ../shared/tools/obsidian-sr/sr-parser.cjs).
+# Node.js (the real Obsidian Spaced Repetition parser, vendored: vendor/obsidian-sr/sr-parser.cjs).
 system-deps:
 	@if ! command -v chromium >/dev/null || ! command -v pg_ctlcluster >/dev/null || ! fc-list | grep -qi wqy || ! command -v node >/dev/null; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium postgresql fonts-wqy-zenhei nodejs >/dev/null; \

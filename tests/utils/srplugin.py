@@ -1,5 +1,5 @@
-"""The real Obsidian Spaced Repetition plugin parser (v1.15.4, bundled for Node in
-``../shared/tools/obsidian-sr/sr-parser.cjs`` beside the repository) run on our notes.
+"""The real Obsidian Spaced Repetition plugin parser (v1.15.4, bundled for Node and vendored in
+``vendor/obsidian-sr/sr-parser.cjs``, rebuilt from the plugin's source by ``rebuild.sh`` there) run on our notes.
 
 This replaced a hand-written model of the plugin that differed from it exactly where our exports
 were wrong (backtick counting, fences not at column 0, clozes inside code, block ids). Every note
@@ -22,20 +22,12 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-_RELATIVE = Path("shared") / "tools" / "obsidian-sr" / "sr-parser.cjs"
+VENDORED = ROOT / "vendor" / "obsidian-sr" / "sr-parser.cjs"
 
 
 def _parser_path() -> Path:
-    """``$PROOFDECK_SR_PARSER``, else ``../shared/...`` beside this checkout (a clone, as in CI), else
-    beside the main checkout of a git worktree (whose ``.git`` is a file naming the main one)."""
-    if os.environ.get("PROOFDECK_SR_PARSER"):
-        return Path(os.environ["PROOFDECK_SR_PARSER"])
-    candidates = [ROOT.parent / _RELATIVE]
-    dotgit = ROOT / ".git"
-    if dotgit.is_file():  # "gitdir: /work/main/.git/worktrees/<name>"
-        gitdir = Path(dotgit.read_text(encoding="utf-8").partition("gitdir:")[2].strip())
-        candidates.append(gitdir.parents[3] / _RELATIVE)  # <main>/.git/worktrees/<name> -> <main>/../shared
-    return next((c for c in candidates if c.is_file()), candidates[0])
+    """``$PROOFDECK_SR_PARSER`` (another build), else the one vendored in this repository."""
+    return Path(os.environ["PROOFDECK_SR_PARSER"]) if os.environ.get("PROOFDECK_SR_PARSER") else VENDORED
 
 
 PARSER = _parser_path()
@@ -67,8 +59,8 @@ def _node() -> str:
         pytest.fail("node is not installed: the Obsidian tests run the real Spaced Repetition parser "
                     "(apt-get install nodejs)", pytrace=False)
     if not PARSER.is_file():
-        pytest.fail(f"the real Spaced Repetition parser is missing: expected {PARSER} (the shared/ folder "
-                    "beside the repository: shared/tools/obsidian-sr/sr-parser.cjs)", pytrace=False)
+        pytest.fail(f"the real Spaced Repetition parser is missing: expected {PARSER} (vendored in the "
+                    "repository; vendor/obsidian-sr/rebuild.sh rebuilds it)", pytrace=False)
     return node
 
 
