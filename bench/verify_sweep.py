@@ -49,7 +49,7 @@ def _allreduce_loop(numel: int, iterations: int) -> float:
 
 def run_baseline(sizes: tuple[int, ...], numel: int, iterations: int) -> None:
     """In its own process: import torch, then one launch per N of the bare all-reduce loop."""
-    from verify.launch import launch
+    from verify.measure.launch import launch
 
     for n in sizes:
         launch(_allreduce_loop, n, args=(numel, iterations), timeout_s=600)
@@ -101,7 +101,7 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--compare-ref", default=None, help="a git ref whose sweep is timed in the same rounds")
     a = p.parse_args()
-    from verify.model import layer_dims, layer_specs
+    from verify.measure.model import layer_dims, layer_specs
 
     psi = sum(s.numel for s in layer_specs(layer_dims(a.params)))
     args = ["--world-sizes", a.world_sizes, "--params", str(a.params)]

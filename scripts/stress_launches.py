@@ -5,7 +5,7 @@
 Starts ``--procs`` processes, each making ``--launches`` launches one after the other, and prints the failed
 launches per process and in all. ``--root`` picks the checkout whose ``verify/`` is used (another commit's
 worktree, to compare). It reproduces the ninth session's flake: without the barrier after
-``init_process_group`` (verify/launch.py: ``join_group``) a few per cent of launches fail with "Gloo
+``init_process_group`` (verify/measure/launch.py: ``join_group``) a few per cent of launches fail with "Gloo
 connectFullMesh failed ... Connection closed by peer".
 """
 
@@ -21,7 +21,7 @@ CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import torch.distributed as dist
-from verify.launch import launch
+from verify.measure.launch import launch
 
 def rank() -> int:
     return dist.get_rank()

@@ -7,7 +7,7 @@ Each launch runs the two-rank sweep of tests/verify/test_mutations.py (``layer_d
 with ``zero3.all_gather_layer`` keeping the previous gathered layer alive, and prints the ring pass's peak
 samples next to the ring bound; the claim ``peak_over_bound(zero3) <= 1`` must be refuted by every launch.
 ``--root`` picks the checkout whose ``verify/`` is used (another commit's worktree, to compare). Before the
-meter dropped frees of blocks the window did not allocate (verify/meters/memory.py: ``window_sizes``), a
+meter dropped frees of blocks the window did not allocate (verify/measure/meters/memory.py: ``window_sizes``), a
 launch now and then read 4,292 or 8,580 B low and, once in a CI run, under the bound.
 """
 
@@ -22,11 +22,11 @@ from pathlib import Path
 CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from verify.launch import launch
-from verify.model import layer_dims
-from verify.report import build_runs
-from verify.stages import zero3
-from verify.sweep import SweepOptions, sweep_rank
+from verify.measure.launch import launch
+from verify.measure.model import layer_dims
+from verify.report.runs import build_runs
+from verify.measure.stages import zero3
+from verify.measure.sweep import SweepOptions, sweep_rank
 
 kept = []
 gather = zero3.all_gather_layer

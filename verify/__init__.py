@@ -13,9 +13,9 @@ Vocabulary (used in every name below this package):
   all_gather: its output). **ring volume**: what an ideal ring sends per rank. **wire bytes**: what the
   backend really sent, read from the kernel's per-socket counters.
 
-Only ``verify.ledger`` is import-safe without torch; the rest imports torch lazily where it can.
+Only ``verify.known.ledger`` is import-safe without torch; the rest imports torch lazily where it can.
 """
 
-from verify.ledger import STAGES
+from verify.known.ledger import STAGES
 
 __all__ = ["STAGES"]

@@ -19,18 +19,18 @@ from typing import Any
 
 import torch
 
-from verify.checks import Evidence, judge_one
-from verify.claim_judge import contradictions
-from verify.claims import Claim, read_cards
-from verify.experiments import dist_probe, llm_probe
-from verify.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
-from verify.meters.comm import warm_up
-from verify.model import layer_dims
-from verify.prejudge import Ahead
-from verify.report import build_runs, write_json
-from verify.stages import REFERENCE_STAGES
-from verify.stages.torch_impls import TORCH_IMPLS
-from verify.sweep import SweepOptions, peak_samples_for, sweep_and_probe_rank, sweep_rank
+from verify.judge.ahead import Ahead
+from verify.judge.claim import contradictions
+from verify.judge.deck import Evidence, judge_one
+from verify.measure.experiments import dist_probe, llm_probe
+from verify.measure.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
+from verify.measure.meters.comm import warm_up
+from verify.measure.model import layer_dims
+from verify.measure.stages import REFERENCE_STAGES
+from verify.measure.stages.torch_impls import TORCH_IMPLS
+from verify.measure.sweep import SweepOptions, peak_samples_for, sweep_and_probe_rank, sweep_rank
+from verify.reading.claims import Claim, read_cards
+from verify.report.runs import build_runs, write_json
 
 DEFAULT_CARDS = Path(__file__).resolve().parent.parent / "cards"
 
@@ -102,7 +102,7 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
     """Sweep, judge and return the report (the JSON shape of ``--json``).
 
     Without torchrun: one launch per world size runs every variant and then (on Gloo) the probes in the same
-    ranks; meanwhile forked children judge what needs no run (``verify.prejudge``). The profiled peak passes
+    ranks; meanwhile forked children judge what needs no run (``verify.judge.ahead``). The profiled peak passes
     follow the deck (``peak_samples_for``). The report's ``environment.timings_s`` says where the wall time
     went."""
     dims = layer_dims(params)

@@ -37,9 +37,9 @@ def _lint_once(text: str, path: str, with_notes: bool) -> _Found:
 
 
 def _lint(text: str, path: str, with_notes: bool) -> tuple[list[CardFileError], list[str]]:
-    from verify.asserts import AssertError, parse
-    from verify.claim_judge import drift, quoted_statements
-    from verify.claims import CardFormatError, parse_claims, stale_parts
+    from verify.judge.claim import drift, quoted_statements
+    from verify.reading.asserts import AssertError, parse
+    from verify.reading.claims import CardFormatError, parse_claims, stale_parts
 
     try:
         claims = parse_claims(text, path)

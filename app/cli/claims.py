@@ -21,7 +21,7 @@ def register(cli: typer.Typer) -> None:
                  ) -> None:
         """Per card "checked / found" formulas and numbers with a unit or multiplier, and the unchecked ones."""
         from app.core.config import settings
-        from verify.coverage import deck_coverage
+        from verify.reading.coverage import deck_coverage
 
         rows = deck_coverage(cards_dir or settings.CARDS_DIR, slug)
         if not rows:
@@ -40,9 +40,9 @@ def register(cli: typer.Typer) -> None:
         """Propose asserts for a card's formulas and quantitative statements; list the rest as unchecked."""
         import yaml
 
-        from verify.suggest import as_claims
-        from verify.suggest import suggest as propose
-        from verify.suggest import write as write_claims
+        from verify.reading.suggest import as_claims
+        from verify.reading.suggest import suggest as propose
+        from verify.reading.suggest import write as write_claims
 
         if not card.is_file():
             out.print(f"error {card}: no such card file (give the path of a card .md)")

@@ -128,7 +128,7 @@ def _balanced(fragment: str) -> bool:
 
 
 def _attr(value: str) -> str:
-    """An id-like attribute value: claim ids are kebab-case (``verify.claims``); anything else is dropped."""
+    """An id-like attribute value: claim ids are kebab-case (``verify.reading.claims``); anything else is dropped."""
     return re.sub(r"[^A-Za-z0-9_#-]", "", value)
 
 

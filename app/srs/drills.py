@@ -5,7 +5,7 @@ communication volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) when one of its claims ass
 ZeRO ledger's memory or communication (``model_state_bytes(zero3) == 16*Psi/N``, ``comm_volume(…)``), or
 (legacy cards) names a check whose id starts with ``zero`` or ``ledger``.
 
-Every number comes from ``verify.ledger`` (the formulas live there only); this module picks the
+Every number comes from ``verify.known.ledger`` (the formulas live there only); this module picks the
 inputs, words the question and writes the worked solution. A showing's inputs are stored server-side
 (``DrillShowing``) and grading reads them back: the client never supplies the numbers.
 """
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.srs.answers import AnswerError, parse_number
-from verify import ledger
-from verify.formulas import drills as formula_drills
-from verify.formulas.drills import Worked, tex_number
+from verify.known import ledger
+from verify.known.formulas import drills as formula_drills
+from verify.known.formulas.drills import Worked, tex_number
 
 DRILL_CHECK_PREFIXES = ("zero", "ledger")
 TOLERANCE = 0.01  # relative
@@ -55,7 +55,7 @@ def card_has_drills(checks: list[str]) -> bool:
 
 def drill_keys(slug: str, checks: list[str]) -> list[str]:
     """Every drill a card gets: the ZeRO ledger drills (claims judged by ZeRO checks) and the starter deck's
-    formula drills registered for its slug in ``verify.formulas.drills`` (the formulas its checks use)."""
+    formula drills registered for its slug in ``verify.known.formulas.drills`` (the formulas its checks use)."""
     keys = list(DRILL_KEYS) if card_has_drills(checks) else []
     return keys + [d.key for d in formula_drills.drills_for_card(slug)]
 
@@ -132,7 +132,7 @@ def question(params: dict[str, Any]) -> dict[str, str]:
 
 
 # model-state bytes (K = 12 bytes of optimizer state per parameter) and ring bytes sent, per GPU, over Ψ and N;
-# tests/srs/test_worked_solutions.py parses each back and checks it against verify.ledger
+# tests/srs/test_worked_solutions.py parses each back and checks it against verify.known.ledger
 _MEMORY_TEX = {
     "ddp": r"2\cdot\Psi + 2\cdot\Psi + K\cdot\Psi",
     "zero1": r"2\cdot\Psi + 2\cdot\Psi + \frac{K\cdot\Psi}{N}",
@@ -178,10 +178,11 @@ def _formula_solution(d: formula_drills.Drill, params: dict[str, Any]) -> dict[s
     lines = _worked_tex(params, tex_number(float(f"{value:.4g}")), d.unit)
     return {
         "en": f"{lines}\n\nInputs: {given}.\n\nAnswer: **{value:,.4g} {d.unit}**, from the formula the card's "
-              f"check compares with a measurement (`verify/formulas`, drill `{d.key}`); the derivation is on the card "
+              f"check compares with a measurement (`verify/known/formulas`, drill `{d.key}`); the derivation is on the "
+              f"card "
               f"[{d.card}](/cards/{d.card}).",
         "zh": f"{lines}\n\n输入：{given}。\n\n答案：**{value:,.4g} {d.unit}**，由该卡片的检查用来对照实测的同一公式算出"
-              f"（`verify/formulas`，drill `{d.key}`）；推导见卡片 [{d.card}](/cards/{d.card})。",
+              f"（`verify/known/formulas`，drill `{d.key}`）；推导见卡片 [{d.card}](/cards/{d.card})。",
     }
 
 

@@ -213,9 +213,9 @@ def claim_line(v: Any, lang: str, psi: float | None) -> dict[str, str]:
 
 
 def statement_coverage(source_text: str) -> tuple[int, int]:
-    """(checked, found) quantitative statements of a card file's text (``verify.coverage.page_summary``:
+    """(checked, found) quantitative statements of a card file's text (``verify.reading.coverage.page_summary``:
     sympy, never torch; cached by the text)."""
-    from verify.coverage import page_summary
+    from verify.reading.coverage import page_summary
 
     try:
         cov = page_summary(source_text)

@@ -1,4 +1,4 @@
-"""Drills: numbers come from verify.ledger, grading within 1 %, fresh inputs per showing."""
+"""Drills: numbers come from verify.known.ledger, grading within 1 %, fresh inputs per showing."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from app.srs import drills
-from verify import ledger
+from verify.known import ledger
 
 
 def test_known_value_zero2_memory() -> None:

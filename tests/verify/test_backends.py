@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from verify import cli
-from verify.asserts import parse
-from verify.checks import Evidence
-from verify.judge import judge_parsed
+from verify.judge.core import judge_parsed
+from verify.judge.deck import Evidence
+from verify.reading.asserts import parse
 
 DATA = Path(__file__).parent / "data" / "sweep_runs.json"
 
@@ -56,7 +56,7 @@ def test_ring_volume_is_judged_on_any_backend(runs: list[dict[str, Any]]) -> Non
 def test_missing_socket_counters_are_unverifiable_not_refuted(runs: list[dict[str, Any]]) -> None:
     no_counters = copy.deepcopy(runs)
     for r in no_counters:
-        r["measured"]["wire_bytes_sent"] = None  # what verify.meters.wire.sent_bytes() gives without counters
+        r["measured"]["wire_bytes_sent"] = None  # what verify.measure.meters.wire.sent_bytes() gives without counters
     j = judge_parsed(parse("wire_bytes(ddp) == 2*(N-1)/N*Psi*2"), Evidence(no_counters))
     assert j.verdict == "unverifiable" and "no socket counters" in j.condition and "TCP_INFO" in j.condition
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from verify.asserts import AssertError, parse
-from verify.checks import Evidence, judge
-from verify.claim_judge import contradictions
-from verify.claims import read_cards
-from verify.judge import judge_parsed, symbolic
+from verify.judge.claim import contradictions
+from verify.judge.core import judge_parsed, symbolic
+from verify.judge.deck import Evidence, judge
+from verify.reading.asserts import AssertError, parse
+from verify.reading.claims import read_cards
 
 DATA = Path(__file__).parent / "data" / "sweep_runs.json"
 CARDS = Path(__file__).resolve().parents[2] / "cards"
@@ -240,8 +240,8 @@ def test_pipeline_claims_are_judged_against_the_simulated_schedules() -> None:
 
 
 def test_a_wrong_pipeline_formula_is_refuted_by_the_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify.formulas import pipeline
-    from verify.judge import reset_caches
+    from verify.judge.core import reset_caches
+    from verify.known.formulas import pipeline
 
     monkeypatch.setattr(pipeline, "bubble_fraction", lambda *, p, m: (p - 1) / (m + p))  # off by one
     reset_caches()
@@ -275,8 +275,8 @@ def test_editing_the_pipeline_card(deck: Path, claim: str, old: str, new: str) -
 
 
 def test_vocabulary_formulas_written_over_symbols_agree_with_verify_formulas() -> None:
-    from verify.formulas import checkpointing, pipeline
-    from verify.vocabulary import QUANTITIES, SYMBOLS
+    from verify.known.formulas import checkpointing, pipeline
+    from verify.known.vocabulary import QUANTITIES, SYMBOLS
 
     def at(name: str, args: tuple[str, ...], **values: int) -> float:
         expr = QUANTITIES[name].ledger(args)

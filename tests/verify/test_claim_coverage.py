@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
-from verify.coverage import card_coverage
+from verify.reading.coverage import card_coverage
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 
@@ -57,7 +57,7 @@ def test_notation_is_not_a_statement_and_numbers_with_units_are() -> None:
             r"$X \in \mathbb{R}^{bs\times h}$, $Z = Y_1B_1 + Y_2B_2$, $W_O$, $M(k) \approx k + L/k$, "
             r"$[A_1, \dots, A_t]$, 1F1B, $S_0=2^{16}$; each rank stores $12h^2/t$, 64 MiB, $3.40\times10^{38}$, 4×."
             "\n")
-    from verify.coverage import text_coverage
+    from verify.reading.coverage import text_coverage
 
     found = text_coverage(text).found
     assert found == ["en: k + L/k", "en: 12h^2/t", "en: 64 MiB", "en: 4×"], found
@@ -69,7 +69,7 @@ def test_page_summary_for_the_web_server_imports_no_torch() -> None:
     import sys
 
     card = CARDS / "zero-sharding.md"
-    code = ("import json, sys; from pathlib import Path; from verify.coverage import page_summary; "
+    code = ("import json, sys; from pathlib import Path; from verify.reading.coverage import page_summary; "
             f"s = page_summary(Path({str(card)!r}).read_text(encoding='utf-8')); "
             "print(json.dumps({'torch': 'torch' in sys.modules, **s}))")
     out = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

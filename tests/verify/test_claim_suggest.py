@@ -7,8 +7,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from app.cli.main import cli
-from verify.asserts import parse
-from verify.suggest import suggest
+from verify.reading.asserts import parse
+from verify.reading.suggest import suggest
 
 SEED = Path(__file__).resolve().parents[1] / "cards" / "data" / "000_df0768db638cc9c5.txt"
 
@@ -42,7 +42,7 @@ def test_seed_import_gets_memory_and_communication_of_all_three_stages(tmp_path:
     assert all(parse(p.asserts).atoms for p in props) and unchecked
     result = CliRunner().invoke(cli, ["claims", "suggest", str(card), "--write"])
     assert result.exit_code == 0, result.output
-    from verify.claims import read_cards
+    from verify.reading.claims import read_cards
 
     written = [c for c in read_cards(card.parent) if c.claim_id.startswith("proposed-")]
     assert {c.asserts for c in written} == got

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import sympy as sp
 
-from verify.checks import Evidence, judge
-from verify.claims import Claim, read_cards
-from verify.coverage import card_coverage
-from verify.formulas import drills
-from verify.judge import reset_caches
+from verify.judge.core import reset_caches
+from verify.judge.deck import Evidence, judge
+from verify.known.formulas import drills
+from verify.reading.claims import Claim, read_cards
+from verify.reading.coverage import card_coverage
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 LLM_CARDS = ("transformer-parameter-count", "training-flops", "activation-memory", "kv-cache",
@@ -178,25 +178,25 @@ def test_a_wrong_number_on_a_card_changes_its_verdict(tmp_path: Path, card: str,
 
 MUTATIONS: list[tuple[str, str, Any, str]] = [
     # (module, attribute, wrong formula, a claim it must refute: the measurement disagrees with the ledger)
-    ("verify.formulas.transformer_params", "layer_params", lambda *, h: 12 * h**2 + 12 * h,
+    ("verify.known.formulas.transformer_params", "layer_params", lambda *, h: 12 * h**2 + 12 * h,
      "transformer-parameter-count:layer-12h2-13h"),
-    ("verify.formulas.training_flops", "forward_flops",
+    ("verify.known.formulas.training_flops", "forward_flops",
      lambda *, h, layers, vocab, s, b: 2 * (12 * layers * h**2 + vocab * h) * b * s,  # attention left out
      "training-flops:forward-formula"),
-    ("verify.formulas.kv_cache", "bytes_per_token", lambda *, layers, kv_heads, head_dim, elem:
+    ("verify.known.formulas.kv_cache", "bytes_per_token", lambda *, layers, kv_heads, head_dim, elem:
      layers * kv_heads * head_dim * elem, "kv-cache:per-token-formula"),  # K only: the factor 2 dropped
-    ("verify.formulas.activation_memory", "layer_bytes", lambda *, s, b, h, a: s * b * h * (34 + 4 * a * s / h),
+    ("verify.known.formulas.activation_memory", "layer_bytes", lambda *, s, b, h, a: s * b * h * (34 + 4 * a * s / h),
      "activation-memory:per-layer-formula"),
-    ("verify.formulas.roofline", "linear_bytes", lambda *, tokens, h, elem: elem * h**2,
+    ("verify.known.formulas.roofline", "linear_bytes", lambda *, tokens, h, elem: elem * h**2,
      "prefill-decode-roofline:decode-intensity"),  # weights only: activations' bytes dropped
-    ("verify.formulas.flash_attention", "standard_accesses", lambda *, n, d: 4 * n * d + 3 * n**2,
+    ("verify.known.formulas.flash_attention", "standard_accesses", lambda *, n, d: 4 * n * d + 3 * n**2,
      "flash-attention-io:standard-accesses"),
-    ("verify.formulas.optimizer_state", "state_bytes", lambda *, opt, rows, cols, block=2048: 12 * rows * cols,
+    ("verify.known.formulas.optimizer_state", "state_bytes", lambda *, opt, rows, cols, block=2048: 12 * rows * cols,
      "optimizer-state-memory:measured-torch"),
-    ("verify.formulas.fp8", "FP8", {"fp8_e4m3": (4, 3, False), "fp8_e5m2": (5, 2, False)},  # E4M3 as IEEE: 240
+    ("verify.known.formulas.fp8", "FP8", {"fp8_e4m3": (4, 3, False), "fp8_e5m2": (5, 2, False)},  # E4M3 as IEEE: 240
      "fp8-formats:e4m3-not-ieee"),
-    ("verify.formulas.lora", "trainable", lambda *, r, d_in, d_out: r * d_in, "lora-qlora:measured-layer"),
-    ("verify.formulas.quantization", "bits_per_param", lambda *, bits, group, scale_bits=16: bits + 32 / group,
+    ("verify.known.formulas.lora", "trainable", lambda *, r, d_in, d_out: r * d_in, "lora-qlora:measured-layer"),
+    ("verify.known.formulas.quantization", "bits_per_param", lambda *, bits, group, scale_bits=16: bits + 32 / group,
      "weight-quantization:measured-bytes"),
 ]
 
@@ -217,8 +217,8 @@ def test_a_wrong_formula_is_refuted_by_the_measurement(monkeypatch: pytest.Monke
 
 
 def _llm_measured_names() -> list[str]:
-    from verify.vocabulary import QUANTITIES
-    from verify.vocabulary_arith import LLM_QUANTITIES
+    from verify.known.vocabulary import QUANTITIES
+    from verify.known.vocabulary_arith import LLM_QUANTITIES
 
     used = {n for c in _claims() if c.asserts for n in (q.name for q in LLM_QUANTITIES) if f"{n}(" in c.asserts}
     return sorted(n for n in used if QUANTITIES[n].measure is not None)
@@ -230,7 +230,7 @@ def test_every_measured_quantity_has_a_flipping_mutation(name: str) -> None:
     import dataclasses
 
     from tests.verify.test_mutations import _scaled
-    from verify.vocabulary import QUANTITIES
+    from verify.known.vocabulary import QUANTITIES
 
     using = [c for c in _claims() if c.asserts and f"{name}(" in c.asserts][:2]
     before = _verdicts(using)
@@ -242,8 +242,8 @@ def test_every_measured_quantity_has_a_flipping_mutation(name: str) -> None:
 
 
 def test_flash_simulator_computes_attention_and_counts_what_the_paper_counts() -> None:
-    from verify.formulas.flash_attention import flash_accesses, standard_accesses
-    from verify.sim.flash_attention import run
+    from verify.known.formulas.flash_attention import flash_accesses, standard_accesses
+    from verify.measure.sim.flash_attention import run
 
     r = run(n=128, d=16, sram=1024)
     assert r.max_abs_error < 1e-12  # the tiled output is attention's
@@ -253,7 +253,7 @@ def test_flash_simulator_computes_attention_and_counts_what_the_paper_counts() -
 
 
 def test_decoder_counts_match_pytorchs_own_layer() -> None:
-    from verify.experiments.decoder import measure
+    from verify.measure.experiments.decoder import measure
 
     r = measure(64, 4, 2, 2, 96, 12, 2)
     assert r["layer_params"] == r["torch_layer_params"] == 12 * 64**2 + 13 * 64
@@ -265,7 +265,7 @@ def test_llm_quantities_import_without_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; import verify.vocabulary, verify.formulas.drills, verify.judge; "
+    code = ("import sys; import verify.known.vocabulary, verify.known.formulas.drills, verify.judge.core; "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 

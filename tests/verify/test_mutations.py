@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 import sympy as sp
 
-from verify import ledger
-from verify.asserts import parse
-from verify.checks import Evidence, judge
-from verify.claims import Claim, read_cards
-from verify.formulas import collectives as coll
-from verify.formulas import pipeline as pipe
-from verify.judge import judge_parsed, reset_caches
-from verify.vocabulary import QUANTITIES, SYMBOLS
+from verify.judge.core import judge_parsed, reset_caches
+from verify.judge.deck import Evidence, judge
+from verify.known import ledger
+from verify.known.formulas import collectives as coll
+from verify.known.formulas import pipeline as pipe
+from verify.known.vocabulary import QUANTITIES, SYMBOLS
+from verify.reading.asserts import parse
+from verify.reading.claims import Claim, read_cards
 
 DATA = Path(__file__).parent / "data" / "sweep_runs.json"
 CARDS = Path(__file__).resolve().parents[2] / "cards"
@@ -244,7 +244,7 @@ def test_a_wrong_card_number_is_a_mismatch(tmp_path: Path, runs: list[dict[str, 
 def _measured_names(claims: list[Claim]) -> list[str]:
     """Measured quantities the claims name; the LLM-arithmetic families have their own, cheaper meter test
     (tests/verify/test_llm_cards.py, one claim per quantity)."""
-    from verify.vocabulary_arith import LLM_FAMILIES
+    from verify.known.vocabulary_arith import LLM_FAMILIES
 
     used = {n for c in claims for n in QUANTITIES if f"{n}(" in c.asserts}
     return sorted(n for n in used if QUANTITIES[n].measure is not None and QUANTITIES[n].family not in LLM_FAMILIES)
@@ -289,10 +289,10 @@ def test_every_measured_quantity_has_a_flipping_mutation(claims: list[Claim], ru
 # ------------------------------------------------------------------ mutations of the measuring code (real ranks)
 
 def _sweep(n: int, variants: tuple[str, ...]) -> list[dict[str, Any]]:
-    from verify.launch import launch
-    from verify.model import layer_dims
-    from verify.report import build_runs
-    from verify.sweep import SweepOptions, sweep_rank
+    from verify.measure.launch import launch
+    from verify.measure.model import layer_dims
+    from verify.measure.sweep import SweepOptions, sweep_rank
+    from verify.report.runs import build_runs
 
     dims = layer_dims(40_000)
     opts = SweepOptions(dims=dims, variants=variants, timed_steps=0, peak_samples=1)
@@ -311,7 +311,7 @@ class TestMeasuringCode:
     """Each mutation patches the measuring code in the parent; Gloo ranks are forked, so they run it."""
 
     def test_zero3_keeping_two_gathered_layers_is_refuted(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from verify.stages import zero3
+        from verify.measure.stages import zero3
 
         statement = "peak_over_bound(zero3) <= 1"
         assert _claim_verdict(statement, _sweep(2, ("zero3",))) == "confirmed"
@@ -328,7 +328,7 @@ class TestMeasuringCode:
 
     def test_ring_sending_whole_buffers_is_refuted(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """A 'ring' that sends the whole buffer to its neighbour every step: the volume claims must fail."""
-        from verify.stages.collectives import RingCollectives
+        from verify.measure.stages.collectives import RingCollectives
 
         statement = "comm_volume(ddp) == 2*(N-1)/N*Psi"
         assert _claim_verdict(statement, _sweep(2, ("ddp",))) == "confirmed"
@@ -348,10 +348,10 @@ def test_fsdp2_without_resharding_is_judged_on_its_worst_pass(monkeypatch: pytes
     would miss it; ``impl_peak_bytes`` is the worst pass, so it must show the buffer."""
     import torch
 
-    from verify.launch import launch
-    from verify.model import layer_dims
-    from verify.stages.torch_impls import TorchImpl
-    from verify.sweep import SweepOptions, sweep_rank
+    from verify.measure.launch import launch
+    from verify.measure.model import layer_dims
+    from verify.measure.stages.torch_impls import TorchImpl
+    from verify.measure.sweep import SweepOptions, sweep_rank
 
     dims = layer_dims(40_000)
     samples = 3

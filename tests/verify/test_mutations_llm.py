@@ -1,8 +1,8 @@
 """Mutations of the LLM-systems cards (issue 19): a wrong formula, a wrong simulator or a wrong number on a card
 must each change a verdict.
 
-Formula mutations patch one function of ``verify.formulas`` (the ledger the claims are judged against) and judge
-the claims of the canon cards that name its quantity; simulator mutations patch ``verify.sim``; card mutations
+Formula mutations patch one function of ``verify.known.formulas`` (the ledger the claims are judged against) and judge
+the claims of the canon cards that name its quantity; simulator mutations patch ``verify.measure.sim``; card mutations
 edit a copy of the deck, in the prose and the claim's quote (→ mismatch), and in the assertion too (→ refuted).
 The meters of every measured quantity are mutated by ``test_mutations.test_every_measured_quantity_...``.
 """
@@ -17,20 +17,20 @@ from typing import Any
 
 import pytest
 
-from verify.checks import Evidence
-from verify.claim_judge import judge_claim
-from verify.claims import Claim, read_cards
-from verify.formulas import checkpoint_interval as ci
-from verify.formulas import grad_accumulation as ga
-from verify.formulas import kv_paging as kv
-from verify.formulas import moe
-from verify.formulas import parallel_3d as p3
-from verify.formulas import sequence_parallel as cp
-from verify.formulas import sharded_checkpoint as sc
-from verify.formulas import speculative as spec
-from verify.formulas import tp_inference as tpi
-from verify.judge import reset_caches
-from verify.sim import speculative as spec_sim
+from verify.judge.claim import judge_claim
+from verify.judge.core import reset_caches
+from verify.judge.deck import Evidence
+from verify.known.formulas import checkpoint_interval as ci
+from verify.known.formulas import grad_accumulation as ga
+from verify.known.formulas import kv_paging as kv
+from verify.known.formulas import moe
+from verify.known.formulas import parallel_3d as p3
+from verify.known.formulas import sequence_parallel as cp
+from verify.known.formulas import sharded_checkpoint as sc
+from verify.known.formulas import speculative as spec
+from verify.known.formulas import tp_inference as tpi
+from verify.measure.sim import speculative as spec_sim
+from verify.reading.claims import Claim, read_cards
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 CANON_B = {"sequence-parallelism", "expert-parallelism-moe", "3d-parallelism", "gradient-accumulation",

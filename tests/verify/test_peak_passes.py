@@ -1,4 +1,4 @@
-"""How many profiled forward/backward passes each variant gets (``verify.sweep.peak_passes``): the worst of
+"""How many profiled forward/backward passes each variant gets (``verify.measure.sweep.peak_passes``): the worst of
 ``peak_samples`` where a verdict reads a peak that varies with scheduling, one pass where it is only shown."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from verify.claims import Claim
-from verify.sweep import GATHERING, PEAK_JUDGED, SweepOptions, peak_passes, peak_samples_for
-from verify.vocabulary import QUANTITIES
+from verify.known.vocabulary import QUANTITIES
+from verify.measure.sweep import GATHERING, PEAK_JUDGED, SweepOptions, peak_passes, peak_samples_for
+from verify.reading.claims import Claim
 
 
 def _claim(asserts: str) -> Claim:

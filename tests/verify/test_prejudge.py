@@ -1,4 +1,4 @@
-"""Judging ahead (``verify.prejudge``): forked children compute what needs no run while the ranks run; the
+"""Judging ahead (``verify.judge.ahead``): forked children compute what needs no run while the ranks run; the
 parent must end with exactly what it would have computed itself, each claim computed once (the parent takes what
 no child started), and a ledger mutation must still be judged."""
 
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from verify import ledger, vocabulary
-from verify.asserts import parse
-from verify.checks import Evidence, judge
-from verify.claim_judge import DRIFT_AHEAD, _drift
-from verify.claims import Claim, read_cards
-from verify.judge import MEASURED_AHEAD, SYMBOLIC_AHEAD, _symbolic, reset_caches, symbolic
-from verify.prejudge import Ahead
+from verify.judge.ahead import Ahead
+from verify.judge.claim import DRIFT_AHEAD, _drift
+from verify.judge.core import MEASURED_AHEAD, SYMBOLIC_AHEAD, _symbolic, reset_caches, symbolic
+from verify.judge.deck import Evidence, judge
+from verify.known import ledger, vocabulary
+from verify.reading.asserts import parse
+from verify.reading.claims import Claim, read_cards
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 CHOSEN = {("mixed-precision-memory", "megatron-18-bytes"), ("mixed-precision-memory", "mixed-precision-16-bytes"),
@@ -61,9 +61,9 @@ def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypat
 def test_judging_ahead_starts_no_ranks(monkeypatch: pytest.MonkeyPatch) -> None:
     """A claim measured by Gloo ranks is left to the parent (the sweep's ranks run its probe): the child refuses
     to launch, and launching works again once it is done."""
-    from verify import launch
-    from verify.experiments import dist_probe
-    from verify.prejudge import compute
+    from verify.judge.ahead import compute
+    from verify.measure import launch
+    from verify.measure.experiments import dist_probe
 
     gloo = [c for c in read_cards(CARDS) if (c.card, c.claim_id) == ("collectives", "gloo-reduce-scatter-is-allreduce")]
     assert len(gloo) == 1
@@ -91,7 +91,7 @@ def test_a_ledger_mutation_after_judging_ahead_is_still_judged(claims: list[Clai
 
 @pytest.mark.slow
 def test_a_failed_child_seeds_nothing(claims: list[Claim], monkeypatch: pytest.MonkeyPatch) -> None:
-    import verify.prejudge as pj
+    import verify.judge.ahead as pj
 
     def boom(_items: object) -> dict[str, object]:
         raise RuntimeError("child failed")
@@ -102,7 +102,7 @@ def test_a_failed_child_seeds_nothing(claims: list[Claim], monkeypatch: pytest.M
 
 
 def test_split_keeps_cards_whole_and_parts_even() -> None:
-    from verify.prejudge import split
+    from verify.judge.ahead import split
 
     deck = read_cards(CARDS)
     parts = split(deck, 2)

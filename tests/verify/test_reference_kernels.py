@@ -1,4 +1,4 @@
-"""The reference stages' matrix products run without oneDNN (``verify.sweep.run_variant``): its bf16 scratch
+"""The reference stages' matrix products run without oneDNN (``verify.measure.sweep.run_variant``): its bf16 scratch
 depends on the CPU, and the ZeRO-3 peak judged must be the algorithm's own on every machine."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ def test_reference_stages_multiply_without_onednn(monkeypatch: pytest.MonkeyPatc
     setting is restored afterwards, even when a variant fails."""
     import torch
 
-    from verify import sweep
+    from verify.measure import sweep
 
     seen: dict[str, bool] = {}
 

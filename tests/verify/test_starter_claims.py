@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from tests.utils.starter import CARDS, STARTER
-from verify import vocabulary
-from verify.checks import Evidence, judge
-from verify.claims import read_cards
+from verify.judge.deck import Evidence, judge
+from verify.known import vocabulary
+from verify.reading.claims import read_cards
 
 ALL_CLAIMS = [c for c in read_cards(CARDS) if c.card in STARTER]
 EVIDENCE = Evidence(runs=[])  # the starter quantities run their own probes; the ZeRO sweep is not needed
@@ -183,7 +183,7 @@ def test_editing_text_and_assertion_together_is_refuted(deck: Path, slug: str, c
 # ------------------------------------------------------------------ doctored measurements refute
 
 # Each doctored test judges afresh (the `fresh` fixture): a sweep run earlier in this process (the shared
-# `report`, a CLI test) leaves what it judged ahead in verify.judge's caches (MEASURED_AHEAD …), and a
+# `report`, a CLI test) leaves what it judged ahead in verify.judge.core's caches (MEASURED_AHEAD …), and a
 # cached measurement would bypass the doctored one (seen under load in a full run, 2026-12-02: confirmed
 # where refuted was due, depending on which worker had built the sweep).
 def _claim(slug: str, claim: str) -> dict[str, Any]:
@@ -235,7 +235,7 @@ def test_activations_that_do_not_grow_with_the_batch_refute(monkeypatch: pytest.
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("fresh")
 def test_ddp_buckets_the_cap_rule_does_not_predict_refute(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify.checks import starter_common
+    from verify.measure import probes as starter_common
 
     real = starter_common.probe(2)
     fake = copy.deepcopy(real)
@@ -248,10 +248,10 @@ def test_ddp_buckets_the_cap_rule_does_not_predict_refute(monkeypatch: pytest.Mo
 @pytest.mark.usefixtures("fresh")
 def test_gloo_wire_claim_refutes_a_ring_reduce_scatter(monkeypatch: pytest.MonkeyPatch) -> None:
     # If Gloo's reduce-scatter sent only the ring's (N−1)/N·M, the claim "it sends 2(N−1)/N·M" is refuted.
-    from verify.asserts import parse
-    from verify.checks import starter_common
-    from verify.experiments.sizes import WIRE_ELEMENTS
-    from verify.judge import judge_parsed
+    from verify.judge.core import judge_parsed
+    from verify.measure import probes as starter_common
+    from verify.measure.experiments.sizes import WIRE_ELEMENTS
+    from verify.reading.asserts import parse
 
     def fake_probe(n: int) -> dict[str, Any]:
         sent = int((n - 1) / n * WIRE_ELEMENTS * 4)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.utils.starter import STARTER
-from verify.formulas import drills, pipeline
+from verify.known.formulas import drills, pipeline
 
 
 @pytest.mark.parametrize("slug", STARTER)
@@ -61,7 +61,8 @@ def test_drills_and_starter_checks_import_without_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, verify.formulas.drills, verify.checks, verify.vocabulary, verify.coverage; "
+    code = ("import sys, verify.known.formulas.drills, verify.judge.deck, verify.known.vocabulary, "
+            "verify.reading.coverage; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from verify.formulas import checkpointing, collectives, ddp, fsdp, mixed_precision, offload, pipeline
-from verify.formulas import tensor_parallel as tp
-from verify.sim.pipeline import simulate
-from verify.sim.ring import ring_allreduce
+from verify.known.formulas import checkpointing, collectives, ddp, fsdp, mixed_precision, offload, pipeline
+from verify.known.formulas import tensor_parallel as tp
+from verify.measure.sim.pipeline import simulate
+from verify.measure.sim.ring import ring_allreduce
 
 
 @pytest.mark.parametrize(("n", "sent"), [(2, 1.0), (4, 1.5), (8, 1.75)])

@@ -1,4 +1,4 @@
-"""Matching what a card's text states against an assertion's values (``verify.textnums.matches``): equal, or
+"""Matching what a card's text states against an assertion's values (``verify.reading.textnums.matches``): equal, or
 within the rounding of the number as written (half a unit of its last digit, both ends included)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from verify.textnums import Stated, Statement, matches, statements
-from verify.vocabulary import SYMBOLS
+from verify.known.vocabulary import SYMBOLS
+from verify.reading.textnums import Stated, Statement, matches, statements
 
 
 def _one(text: str) -> Statement:

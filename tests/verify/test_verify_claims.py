@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from verify.asserts import parse
-from verify.checks import Evidence
-from verify.claims import CardFormatError, parse_claims, read_cards
-from verify.ledger import STAGES
+from verify.judge.deck import Evidence
+from verify.known.ledger import STAGES
+from verify.reading.asserts import parse
+from verify.reading.claims import CardFormatError, parse_claims, read_cards
 
 SEED_VERDICTS = {
     "summary-what-each-stage-shards": "confirmed",
@@ -80,7 +80,7 @@ def test_seed_claim_verdict(report: dict[str, Any], claim_id: str) -> None:
 
 def test_missing_runs_are_never_confirmed(cards_dir: Path) -> None:
     ev = Evidence(runs=[])
-    from verify.checks import judge
+    from verify.judge.deck import judge
 
     seed = [c for c in read_cards(cards_dir) if c.card == "zero-sharding" and c.asserts]
     measured = [c for c in seed if "(zero" in c.asserts and "=" not in c.asserts.split(")")[0]]
@@ -117,7 +117,7 @@ def test_app_side_modules_do_not_import_torch() -> None:
     import subprocess
     import sys
 
-    code = "import sys, verify.ledger, verify.claims, verify.checks; print('torch' in sys.modules)"
+    code = "import sys, verify.known.ledger, verify.reading.claims, verify.judge.deck; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -127,7 +127,7 @@ def test_verdicts_follow_the_measurements(report: dict[str, Any]) -> None:
     # Same assertions, doctored measurements: the verdict must move with the data, not with the text.
     import copy
 
-    from verify.checks import judge
+    from verify.judge.deck import judge
 
     runs = copy.deepcopy(report["runs"])
     for r in runs:

@@ -80,10 +80,10 @@ def test_report_says_where_the_time_went(report: dict[str, Any]) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_sweep_ranks_run_the_probes_and_nothing_launches_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify.experiments import dist_probe, llm_probe
-    from verify.launch import launch
-    from verify.model import layer_dims
-    from verify.sweep import SweepOptions, sweep_and_probe_rank
+    from verify.measure.experiments import dist_probe, llm_probe
+    from verify.measure.launch import launch
+    from verify.measure.model import layer_dims
+    from verify.measure.sweep import SweepOptions, sweep_and_probe_rank
 
     opts = SweepOptions(dims=layer_dims(20_000), variants=("ddp",), timed_steps=0, peak_samples=1, ring=False)
     ranks = launch(sweep_and_probe_rank, 2, args=(opts,), timeout_s=240)

@@ -10,7 +10,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 from verify import cli
-from verify.launch import (
+from verify.measure.launch import (
     RankFailed,
     RankTimeout,
     TorchrunEnv,
@@ -117,7 +117,7 @@ def test_world_size_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _notes(k: int) -> int:
-    from verify import progress
+    from verify.measure import progress
 
     for i in range(k):
         progress.note(f"rank {dist.get_rank()} step {i}")
@@ -134,7 +134,7 @@ def test_progress_lines_of_rank_0_reach_the_parent_while_ranks_run() -> None:
 
 
 def test_progress_follower_returns_only_complete_new_lines(tmp_path: os.PathLike[str]) -> None:
-    from verify.progress import Follower
+    from verify.measure.progress import Follower
 
     path = os.path.join(tmp_path, "p")
     f = Follower(path)

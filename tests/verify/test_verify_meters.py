@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import torch
 
-from verify import ledger
-from verify.meters import memory, wire
-from verify.meters.comm import CommMeter, phase
+from verify.known import ledger
+from verify.measure.meters import memory, wire
+from verify.measure.meters.comm import CommMeter, phase
 
 pytestmark = pytest.mark.timeout(900)  # a hang bound: the first test waits for the shared sweep (>300 s at load ~20)
 

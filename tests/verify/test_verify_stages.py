@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from verify.adam import single_process_reference
-from verify.launch import launch
-from verify.model import layer_dims
-from verify.stages import REFERENCE_STAGES, StageConfig
+from verify.measure.adam import single_process_reference
+from verify.measure.launch import launch
+from verify.measure.model import layer_dims
+from verify.measure.stages import REFERENCE_STAGES, StageConfig
 
 STEPS = 3
 
