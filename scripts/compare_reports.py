@@ -32,7 +32,8 @@ def differences(old: dict[str, Any], new: dict[str, Any], ignore: set[str]) -> l
             if a[key].get(field) != b[key].get(field):
                 out.append(f"{key[0]}/{key[1]}: {field}: {a[key].get(field)!r} → {b[key].get(field)!r}")
     if "contradictions" not in ignore and old.get("contradictions") != new.get("contradictions"):
-        out.append(f"contradictions differ: {len(old.get('contradictions', []))} → {len(new.get('contradictions', []))}")
+        before, after = len(old.get("contradictions", [])), len(new.get("contradictions", []))
+        out.append(f"contradictions differ: {before} → {after}")
     return out
 
 

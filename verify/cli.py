@@ -13,25 +13,28 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from verify.judge import Evidence, judge
 from verify.judge.ahead import Ahead
-from verify.judge.claim import contradictions
-from verify.judge.deck import Evidence, judge_one
+from verify.judge.contradictions import contradictions
 from verify.measure.experiments import dist_probe, llm_probe
 from verify.measure.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.measure.meters.comm import warm_up
 from verify.measure.model import layer_dims
 from verify.measure.stages import REFERENCE_STAGES
 from verify.measure.stages.torch_impls import TORCH_IMPLS
-from verify.measure.sweep import SweepOptions, peak_samples_for, sweep_and_probe_rank, sweep_rank
+from verify.measure.sweep import SweepOptions, sweep_and_probe_rank, sweep_rank
+from verify.reading.asserts import AssertError, names
 from verify.reading.claims import Claim, read_cards
 from verify.report.runs import build_runs, write_json
 
+PEAK_JUDGED = frozenset({"impl_peak_bytes"})  # the quantities judged on the gathering variants' native peak passes
 DEFAULT_CARDS = Path(__file__).resolve().parent.parent / "cards"
 
 
@@ -81,6 +84,18 @@ def check_params(params: int) -> int:
         raise UsageError(f"--params {params} is below {MIN_PARAMS:,}: the model would be too small for its "
                          f"parameters to dominate what is measured; use --params {MIN_PARAMS} or more")
     return params
+
+
+def peak_samples_for(claims: Iterable[Claim]) -> int:
+    """``SweepOptions.peak_samples`` for a deck: the default where a claim judges PyTorch's peak (``PEAK_JUDGED``,
+    the worst pass), else 1: the peak is then shown and judged by nothing (the passes were half the rank time)."""
+    for c in claims:
+        try:
+            if c.asserts and PEAK_JUDGED & {name for name, _ in names(c.asserts)}:
+                return SweepOptions.peak_samples
+        except AssertError:
+            continue  # reported by the judge
+    return 1
 
 
 def sweep_options(backend: str, dims: list[int], *, variants: tuple[str, ...], batch_per_rank: int = 8,
@@ -154,7 +169,7 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
         verdicts = []
         for i, c in enumerate(claims):
             if i not in done:
-                done[i] = judge_one(c, ev)
+                done[i] = judge(c, ev, ahead.prepared)
                 bar.update(task, advance=1, description=f"judging {c.card}")
             verdicts.append(done[i])
     timings["judge"] = time.perf_counter() - t
@@ -174,7 +189,7 @@ def _judge_beside(ahead: Ahead, claims: list[Claim], ev: Evidence, done: dict[in
     """Once the runs are in: judge here the claims no judged-ahead child has started, then keep the children's."""
     t = time.perf_counter()
     for i in iter(ahead.steal, None):
-        done[i] = judge_one(claims[i], ev)
+        done[i] = judge(claims[i], ev, ahead.prepared)
     timings["judge beside the judged-ahead children"] = time.perf_counter() - t
     t = time.perf_counter()
     if not ahead.collect(timeout_s):
@@ -306,7 +321,7 @@ def print_summary(report: dict[str, Any], console: Any = None) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m verify`` (and, later, ``proofdeck verify``).
 
-    Exit codes: 0 every claim judged; 1 some claim is ``error`` / ``missing-check``; 2 bad environment;
+    Exit codes: 0 every claim judged; 1 some claim is ``error``; 2 bad environment;
     3 a rank crashed or the run timed out (message on stderr, no ranks left running).
     """
     a = parse_args(argv)
@@ -332,5 +347,5 @@ def main(argv: list[str] | None = None) -> int:
         write_json(report, a.json_path)
     if os.environ.get("VERIFY_QUIET") != "1":
         print_summary(report)
-    bad = [c for c in report["claims"] if c["verdict"] in ("error", "missing-check")]
+    bad = [c for c in report["claims"] if c["verdict"] == "error"]
     return 1 if bad else 0

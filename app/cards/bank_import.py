@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.cards.cardfile import dump_card, load_card_text
-from app.cards.errors import CardFileError
 from app.cards.rawformat import RawCard, parse_raw_bytes
 from app.cards.schema import LangText
+from verify.reading.cardfile import CardFileError
 
 RAW_SUFFIX = ".txt"
 

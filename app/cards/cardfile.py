@@ -27,13 +27,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from app.cards.errors import CardFileError
 from app.cards.schema import SECTION_KEYS, SECTION_TITLES, CardDoc, LangText
 from app.core.vocab import CARD_LANGS
+from verify.reading.cardfile import FENCE, CardFileError, decode, read_bytes, split
 
-FRONT_MATTER_FENCE = "---"
 LANGS = CARD_LANGS
-MAX_FILE_BYTES = 2_000_000
 
 # Heading text (case-insensitive) → section key: the key itself, the English and the Chinese title.
 _SECTION_BY_HEADING: dict[str, str] = {}
@@ -41,42 +39,6 @@ for _key in SECTION_KEYS:
     _zh, _en = SECTION_TITLES[_key]
     for _name in (_key, _en, _zh):
         _SECTION_BY_HEADING[_name.lower()] = _key
-
-def decode_card_bytes(data: bytes, path: str) -> str:
-    """UTF-8 (a BOM is fine) with CRLF normalised; anything else is a clear error."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise CardFileError(
-            path, f"not valid UTF-8 (byte {exc.start} is 0x{data[exc.start]:02x})", line=line,
-            hint="save the file as UTF-8",
-        ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
-    """Return (front matter mapping, body, line number where the body starts)."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != FRONT_MATTER_FENCE:
-        raise CardFileError(path, "missing YAML front matter", line=1, hint="start the file with a '---' line")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == FRONT_MATTER_FENCE)
-    except StopIteration:
-        raise CardFileError(
-            path, "front matter is not closed", line=1, hint="end the YAML block with a '---' line"
-        ) from None
-    try:
-        meta = yaml.load("\n".join(lines[1:end]), Loader=_Loader) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CardFileError(path, f"invalid YAML in front matter: {problem}", line=line) from None
-    if not isinstance(meta, dict):
-        raise CardFileError(path, "front matter must be a YAML mapping (key: value lines)", line=2)
-    return meta, "\n".join(lines[end + 1 :]), end + 2
-
 
 _HEADING = re.compile(r"^(#{1,2})[ \t]+(.*?)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -155,7 +117,9 @@ def _validation_message(exc: ValidationError) -> str:
 
 
 def load_card_text(text: str, path: str) -> CardDoc:
-    meta, body, body_line = split_front_matter(text, path)
+    """The card document of a card file's text (``verify.reading.cardfile`` splits it; this validates it)."""
+    card = split(text, path)
+    meta, body, body_line = card.meta, card.body, card.body_line
     if "sections" in meta:
         raise CardFileError(path, "'sections' belongs in the Markdown body, not the front matter", line=2)
     sections = parse_body(body, path, body_line)
@@ -169,20 +133,10 @@ def load_card_text(text: str, path: str) -> CardDoc:
 
 def load_card_file(path: Path) -> CardDoc:
     """Read one card file; every problem is a :class:`CardFileError` naming the file."""
-    name = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CardFileError(name, f"cannot read: {exc.strerror}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CardFileError(name, f"file is {len(data)} bytes, more than {MAX_FILE_BYTES}")
-    return load_card_text(decode_card_bytes(data, name), name)
+    return load_card_text(decode(read_bytes(path), str(path)), str(path))
 
 
-# libyaml's C loader/dumper when present (10x faster than pure Python), same safe semantics.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
+# libyaml's C dumper when present (10x faster than pure Python), same safe semantics.
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     pass
 
@@ -209,7 +163,7 @@ def dump_card(doc: CardDoc) -> str:
     """The card file text for ``doc``; ``load_card_text(dump_card(doc)) == doc``."""
     meta = _prune(doc.model_dump(mode="json", exclude={"sections"}))
     front = yaml.dump(meta, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
-    out = [FRONT_MATTER_FENCE, front.rstrip("\n"), FRONT_MATTER_FENCE, ""]
+    out = [FENCE, front.rstrip("\n"), FENCE, ""]
     for key, text in doc.sections.items():
         out += [f"# {SECTION_TITLES[key][1]}", ""]
         for lang in LANGS:

@@ -207,7 +207,7 @@ def card_detail(session: Session, card: Card, langs: Sequence[str] = ("zh", "en"
         links.append(LinkPublic(slug=link.target_slug, title=_lt(link.target_title_zh, link.target_title_en),
                                 resolved_slug=target, resolved_title=_lt(*slugs[target]) if target else None))
     claims = [
-        ClaimPublic(id=c.key, check=c.check, section=c.section, asserts=c.asserts, reading=c.reading,
+        ClaimPublic(id=c.key, section=c.section, asserts=c.asserts, reading=c.reading,
                     **_rendered(c.text_zh, c.text_en, langs).model_dump())
         for c in _children(session, CardClaim, card.id)
     ]

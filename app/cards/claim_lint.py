@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from app.cards.errors import CardFileError
+from verify.reading.cardfile import CardFileError
 
 # (path, message, line, hint) of one error; notes are plain strings
 _Found = tuple[tuple[tuple[str, str, int | None, str], ...], tuple[str, ...]]
@@ -37,34 +37,34 @@ def _lint_once(text: str, path: str, with_notes: bool) -> _Found:
 
 
 def _lint(text: str, path: str, with_notes: bool) -> tuple[list[CardFileError], list[str]]:
-    from verify.judge.claim import drift, quoted_statements
+    from verify.judge.drift import drift, quoted_statements
     from verify.reading.asserts import AssertError, parse
-    from verify.reading.claims import CardFormatError, parse_claims, stale_parts
+    from verify.reading.claims import parse_claims, stale_parts
 
     try:
         claims = parse_claims(text, path)
-    except CardFormatError as exc:
-        return [CardFileError(path, str(exc).removeprefix(f"{path}: "))], []
+    except CardFileError as exc:
+        return [exc], []
     errors, notes = [], []
     for c in claims:
         where = f"claim {c.claim_id}"
         if c.asserts:
             try:
-                parsed = parse(c.asserts)
+                parse(c.asserts)
             except AssertError as exc:
                 errors.append(CardFileError(path, f"{where}: asserts {c.asserts!r}: {exc}",
                                             hint="fix the expression, then sync again"))
                 continue
-            unmatched = drift(c, parsed) if with_notes else []
+            unmatched = drift(c.text_zh, c.text_en, c.asserts) if with_notes else ()
             if unmatched:
                 notes.append(f"mismatch {path}: {where}: the text states {', '.join(unmatched)}, asserts "
                              f"{c.asserts!r} does not")
-        elif not c.unverifiable and not c.check:
+        elif not c.unverifiable:
             quoted = [st.text for st in quoted_statements(c)]
             if quoted:
                 errors.append(CardFileError(path, f"{where}: quotes {', '.join(quoted)} but has no asserts",
                                             hint="add asserts: '<quantity(...)> == <value>' or "
                                                  "unverifiable: <why nothing can judge it>"))
-        for gone in stale_parts(c) if with_notes and (c.asserts or not c.check) else []:
+        for gone in stale_parts(c) if with_notes else []:
             notes.append(f"stale {path}: {where}: quoted text no longer in the card: {gone[:80]!r}")
     return errors, notes

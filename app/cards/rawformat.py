@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from app.cards.cardfile import decode_card_bytes
-from app.cards.errors import CardFileError
 from app.cards.latex_repair import repair_math
 from app.cards.pitfalls import mark_consequences
 from app.cards.schema import DIFFICULTIES, CardDoc, FollowUp, Label, LangText, Link
+from verify.reading.cardfile import CardFileError, decode
 
 NUMERALS = "一二三四五六七"
 SECTION_NAMES = ("summary", "insights", "derivation", "trade-offs", "pitfalls", "follow-ups", "links")
@@ -324,5 +323,5 @@ def parse_raw_bytes(data: bytes, name: str, *, title: LangText | None = None, sl
             line = data.count(b"\n") + 1
             raise CardFileError(name, "truncated: the file ends inside a UTF-8 character", line=line,
                                 hint="re-export the card") from None
-    text = decode_card_bytes(data, name)
+    text = decode(data, name)
     return parse_raw_text(text, name, title=title, slug=slug)

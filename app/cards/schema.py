@@ -91,12 +91,11 @@ class Claim(_Strict):
     """One statement, quoted in the card's own words, and what it asserts (``verify/README.md``).
 
     ``asserts``: a sympy expression over verify's vocabulary; ``reading``: the reading of ambiguous
-    wording it takes; ``unverifiable``: why nothing can judge it; ``check``: legacy check id.
+    wording it takes; ``unverifiable``: why nothing can judge it.
     """
 
     id: str
     text: LangText
-    check: str = ""
     section: str = ""
     asserts: str = ""
     reading: str = ""

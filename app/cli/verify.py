@@ -73,14 +73,14 @@ def register(cli: typer.Typer) -> None:
             except ValidationError as exc:
                 err.print(f"[red]error[/red] the report does not have the verify JSON shape: {exc}")
                 raise typer.Exit(1) from None
-            table = Table("card", "claim", "verdict", "judged")
+            table = Table("card", "claim", "verdict", "method")
             for c in run.report.get("claims", []):
-                table.add_row(c["card"], c["claim_id"], c["verdict"], c.get("judged") or "")
+                table.add_row(c["card"], c["claim_id"], c["verdict"], c.get("method") or "")
             out.print(table)
             counts = Counter(c["verdict"] for c in run.report.get("claims", []))
             out.print(f"stored run {run.id} ({run.backend or '?'} on {run.device or '?'}, torch {run.torch_version}): "
                       + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
-            unjudged = counts["error"] + counts["missing-check"]
+            unjudged = counts["error"]
             if unjudged:
-                err.print(f"{unjudged} claim(s) could not be judged (error or missing check): see the table")
+                err.print(f"{unjudged} claim(s) could not be judged (error): see the table")
                 raise typer.Exit(1)

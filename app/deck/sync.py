@@ -16,15 +16,15 @@ from sqlalchemy import insert
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel, col, delete, select
 
-from app.cards.cardfile import MAX_FILE_BYTES, content_hash, decode_card_bytes, load_card_text
+from app.cards.cardfile import content_hash, load_card_text
 from app.cards.claim_lint import lint_claims
-from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc
 from app.core.db import new_session
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.models.clock import deck_changed
 from app.render.math import math_problems
 from app.srs.items import refresh_items_bulk, retire_card_items
+from verify.reading.cardfile import CardFileError, read_text
 
 CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)
 
@@ -81,7 +81,7 @@ def load_deck(cards_dir: Path, notes: list[str] | None = None, *,
     seen: dict[str, Path] = {}
     for path in card_files(cards_dir):
         try:
-            text = decode_card_bytes(_read(path), str(path))
+            text = read_text(path)
             doc = load_card_text(text, str(path))
         except CardFileError as exc:
             errors.append(exc)
@@ -102,15 +102,6 @@ def load_deck(cards_dir: Path, notes: list[str] | None = None, *,
     if errors:
         raise SyncError(errors)
     return docs
-
-
-def _read(path: Path) -> bytes:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise CardFileError(str(path), f"file is larger than {MAX_FILE_BYTES} bytes")
-        return path.read_bytes()
-    except OSError as exc:
-        raise CardFileError(str(path), f"cannot read: {exc.strerror}") from None
 
 
 def search_text(doc: CardDoc) -> str:
@@ -150,7 +141,7 @@ def _child_rows(card_id: int, doc: CardDoc) -> dict[type[SQLModel], list[dict[st
         CardLink: [{"card_id": card_id, "position": i, "target_slug": link.slug, "target_title_zh": link.title.zh,
                         "target_title_en": link.title.en} for i, link in enumerate(doc.links)],
         CardClaim: [{"card_id": card_id, "key": c.id, "position": i, "text_zh": c.text.zh, "text_en": c.text.en,
-                         "check": c.check, "section": c.section, "asserts": c.asserts, "reading": c.reading,
+                         "section": c.section, "asserts": c.asserts, "reading": c.reading,
                          "unverifiable": c.unverifiable} for i, c in enumerate(doc.claims)],
     }
 

@@ -87,7 +87,6 @@ class CardClaim(SQLModel, table=True):
     position: int = 0
     text_zh: str = Field(default="", sa_column=Column(Text, nullable=False))
     text_en: str = Field(default="", sa_column=Column(Text, nullable=False))
-    check: str = ""  # legacy check id (cards not yet converted to asserts)
     section: str = ""
     asserts: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
     reading: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))

@@ -36,14 +36,16 @@ class ClaimVerdict(SQLModel, table=True):
     run_id: int = Field(foreign_key="verificationrun.id", index=True, ondelete="CASCADE")
     card_slug: str = Field(index=True)
     claim_key: str
-    check: str = ""
-    verdict: str  # confirmed | refuted | conditional | unverifiable | mismatch | stale | error | missing-check
-    judged: str = ""  # what the verdict compares: algorithmic | wire | memory | arithmetic | ...
-    method: str = ""  # how the numbers were obtained: measured | simulated | calculated | none (revision 0002)
+    verdict: str  # confirmed | refuted | conditional | unverifiable | mismatch | stale | error
+    method: str = ""  # how the numbers were obtained: measured | simulated | calculated | construction | none
     text_zh: str = Field(default="", sa_column=Column(Text, nullable=False))
     text_en: str = Field(default="", sa_column=Column(Text, nullable=False))
     predicted: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
     measured: Any = Field(default=None, sa_column=Column(JSON, nullable=True))
     condition: str = Field(default="", sa_column=Column(Text, nullable=False))
+    # the values the assertion took at each measured configuration and where it fails, as the judge found them
+    # (revision 0008): pages, quiz, exports and the CLI render from these, never from the reason sentences
+    evaluated: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    counterexamples: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     reason_zh: str = Field(default="", sa_column=Column(Text, nullable=False))
     reason_en: str = Field(default="", sa_column=Column(Text, nullable=False))

@@ -84,7 +84,8 @@ from app.review import undo as undo_mod
 from app.review.committer import GroupCommit
 from app.review.errors import BadSettings, ItemNotFound
 from app.review.grading import Answer
-from app.review.queue import Counts, Queues, queues
+from app.review.queue import Queues, queues
+from app.review.queue_index import Counts
 from app.review.service import log_public, next_view
 from app.srs import preview
 from app.srs.prefs import Prefs, settings_for

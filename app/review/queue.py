@@ -1,8 +1,8 @@
 """What is due for a user, kept in memory: ``GET /api/review/next`` answers without a query.
 
-Per engine, a :class:`Queues` registry holds one :class:`DeckIndex` (the live items in new-item order,
-with their card's slug, titles and text) and one :class:`UserQueue` per (user, language): that user's
-live scheduler states sorted by due time and the count of new items answered today.
+Per engine, a :class:`Queues` registry holds one ``DeckIndex`` (the live items in new-item order, with their
+card's slug, titles and text) and one ``UserQueue`` per (user, language): that user's live scheduler states
+sorted by due time and the count of new items answered today (both in ``app.review.queue_index``).
 
 Kept exact:
 - by this process's own answers: ``app.review.grading`` applies every committed batch (:meth:`Queues.applied`);
@@ -20,216 +20,36 @@ import threading
 import time
 import weakref
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from functools import lru_cache
-from typing import Any
 
 from sortedcontainers import SortedList
-from sqlalchemy import bindparam, func, or_
-from sqlalchemy import select as core_select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session as OrmSession
-from sqlmodel.sql.sqltypes import UTCDateTime
 
-from app.core.db import new_session
 from app.core.vocab import LANGUAGES as LANGS
 from app.core.vocab import lang_matches
 from app.models import clock
-from app.models.tables import CARDS, HOLDS, ITEMS, LOGS, STATES
-from app.srs.scheduler import as_utc, day_start, to_db
-from app.srs.state import STATE_FIELDS, StateRow
-from app.verification.store import CardVerdicts, card_verdicts
+from app.review.queue_index import (
+    DUE,
+    REVIEW_STATE,
+    STATE,
+    Change,
+    Counts,
+    DeckIndex,
+    Pick,
+    UserQueue,
+    load_deck,
+    load_user,
+    snapshot,
+)
+from app.srs.scheduler import as_utc, day_start
+from app.srs.state import StateRow
 
 CHECK_SECONDS = 1.0  # how stale another process's writes may look here
 MAX_QUEUES = 256  # (user, language) queues kept per engine; the least recently used go first
-RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
-REVIEW_STATE = 2  # fsrs.State.Review: what the daily review limit caps (learning steps are never capped)
-
-
-@dataclass(frozen=True, slots=True)
-class LiveItem:
-    """A live review item with what the quiz shows of its card."""
-
-    id: int
-    kind: str
-    key: str
-    lang: str
-    card_id: int
-    slug: str
-    title_zh: str
-    title_en: str
-    source_text: str
-    verdicts: CardVerdicts = CardVerdicts()  # the card's latest verdicts (marks, misconception drills)
-
-
-_DUE = STATE_FIELDS.index("due")
-_STATE = STATE_FIELDS.index("state")
 _END = float("inf")
-Change = tuple[int, tuple[Any, ...], datetime]  # (item id, StateRow.as_tuple(), answered at)
-
-
-@dataclass(slots=True)
-class DeckIndex:
-    """The live items of the deck at one deck revision."""
-
-    rev: int
-    items: dict[int, LiveItem]
-    order: dict[str, list[int]]  # per language: live item ids in new-item order (position)
-
-
-@dataclass(slots=True)
-class UserQueue:
-    """One user's live states in one language, and their new items answered on ``day``."""
-
-    user_id: int
-    lang: str
-    rev: int  # the user's clock revision these states reflect
-    deck: DeckIndex  # the deck it was built on (a sync meanwhile leaves this queue consistent, then unused)
-    day: datetime
-    new_today: int
-    # item id -> the fields of its StateRow as a plain tuple of scalars and datetimes: the garbage
-    # collector stops tracking such tuples, so 15,000 states cost a full collection nothing
-    states: dict[int, tuple[Any, ...]]
-    by_due: SortedList  # (due timestamp, item id): O(log n) to move one item, to count what is due
-    cursor: int = 0  # new-item order before it holds only items with a state
-    checked: float = field(default_factory=time.monotonic)
-    # the daily loop (issue 15): items the user buried (until their next day) or suspended, the reviews of
-    # items in Review state answered on ``day`` (the daily review limit), and by_due split by kind of state
-    held: frozenset[int] = frozenset()
-    reviews_today: int = 0
-    by_due_review: SortedList = field(default_factory=SortedList)  # state Review
-    by_due_learn: SortedList = field(default_factory=SortedList)  # Learning and Relearning
-
-    def put(self, item_id: int, row: tuple[Any, ...]) -> tuple[Any, ...] | None:
-        """Insert or replace an item's state (``StateRow.as_tuple()``); the state it had (None: it was new)."""
-        old = self.states.get(item_id)
-        if old is not None:
-            entry = (old[_DUE].timestamp(), item_id)
-            self.by_due.discard(entry)
-            (self.by_due_review if old[_STATE] == REVIEW_STATE else self.by_due_learn).discard(entry)
-        self.states[item_id] = row
-        entry = (row[_DUE].timestamp(), item_id)
-        self.by_due.add(entry)
-        (self.by_due_review if row[_STATE] == REVIEW_STATE else self.by_due_learn).add(entry)
-        return old
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    """What is left today, as Anki counts it (the quiz header, the stats page and ``GET /api/review/stats``
-    all show these, computed by :meth:`Queues.counts` alone): new items within today's new quota, items in
-    Learning/Relearning due before the end of the day, items in Review due before the end of the day within
-    today's review quota. Buried and suspended items count nowhere."""
-
-    new: int
-    learning: int
-    review: int
-
-    @property
-    def total(self) -> int:
-        return self.new + self.learning + self.review
-
-    def public(self) -> dict[str, int]:
-        return {"new": self.new, "learning": self.learning, "review": self.review, "total": self.total}
-
-
-@dataclass(frozen=True, slots=True)
-class Pick:
-    """What ``next`` found: the counts, and the item to show (with the user's state; None when new)."""
-
-    due_now: int
-    new_left: int
-    item: LiveItem | None = None
-    state: StateRow | None = None
-    next_due: datetime | None = None
-    counts: Counts | None = None
-
-
-@lru_cache(maxsize=1)
-def _deck_statement() -> Any:
-    it, ca = ITEMS.c, CARDS.c
-    return (core_select(it.id, it.kind, it.key, it.lang, ca.id.label("card_id"), ca.slug, ca.title_zh,
-                        ca.title_en, ca.source_text)
-            .select_from(ITEMS.join(CARDS, ca.id == it.card_id))
-            .where(it.retired.is_(False), ca.retired.is_(False)).order_by(it.position, it.id))
-
-
-@lru_cache(maxsize=1)
-def _states_statement() -> Any:
-    st = STATES.c
-    return core_select(st.item_id, st.lang, *(st[c] for c in STATE_FIELDS)).where(
-        st.user_id == bindparam("uid"), st.live.is_(True))
-
-
-@lru_cache(maxsize=1)
-def _new_today_statement() -> Any:
-    lg = LOGS.c
-    day: Any = bindparam("day", type_=UTCDateTime())
-    return core_select(func.count()).select_from(LOGS).where(
-        lg.user_id == bindparam("uid"), lg.was_new.is_(True), lg.reviewed_at >= day)
-
-
-@lru_cache(maxsize=1)
-def _reviews_today_statement() -> Any:
-    lg = LOGS.c
-    day: Any = bindparam("day", type_=UTCDateTime())
-    return core_select(func.count()).select_from(LOGS).where(
-        lg.user_id == bindparam("uid"), lg.prev_state == REVIEW_STATE, lg.reviewed_at >= day)
-
-
-@lru_cache(maxsize=1)
-def _held_statement() -> Any:
-    h = HOLDS.c
-    now: Any = bindparam("now", type_=UTCDateTime())
-    return core_select(h.item_id).where(h.user_id == bindparam("uid"), or_(h.until.is_(None), h.until > now))
-
-
-def load_deck(conn: Connection, rev: int) -> DeckIndex:
-    items: dict[int, LiveItem] = {}
-    order: dict[str, list[int]] = {lang: [] for lang in LANGS}
-    with new_session(conn.engine, bind=conn) as session:
-        verdicts = card_verdicts(session)
-    for r in conn.execute(_deck_statement()):
-        item = LiveItem(id=r.id, kind=r.kind, key=r.key, lang=r.lang, card_id=r.card_id, slug=r.slug,
-                        title_zh=r.title_zh, title_en=r.title_en, source_text=r.source_text,
-                        verdicts=verdicts.get(r.slug, CardVerdicts()))
-        items[item.id] = item
-        for lang in LANGS:
-            if lang_matches(item.lang, lang):
-                order[lang].append(item.id)
-    return DeckIndex(rev=rev, items=items, order=order)
-
-
-def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: int, now: datetime) -> UserQueue:
-    day = day_start(now)
-    states: dict[int, tuple[Any, ...]] = {}
-    for r in conn.execute(_states_statement(), {"uid": user_id}):
-        if r.item_id in deck.items and lang_matches(r.lang, lang):
-            states[r.item_id] = StateRow.of(r).as_tuple()
-    params = {"uid": user_id, "day": to_db(day)}
-    new_today = int(conn.execute(_new_today_statement(), params).scalar_one())
-    reviews_today = int(conn.execute(_reviews_today_statement(), params).scalar_one())
-    held = frozenset(r.item_id for r in conn.execute(_held_statement(), {"uid": user_id, "now": to_db(now)}))
-    entries = [((row[_DUE].timestamp(), item_id), row[_STATE] == REVIEW_STATE) for item_id, row in states.items()]
-    return UserQueue(user_id=user_id, lang=lang, rev=rev, deck=deck, day=day, new_today=new_today,
-                     states=states, by_due=SortedList(e for e, _r in entries), held=held,
-                     reviews_today=reviews_today, by_due_review=SortedList(e for e, r in entries if r),
-                     by_due_learn=SortedList(e for e, r in entries if not r))
-
-
-@contextmanager
-def _snapshot(engine: Engine) -> Iterator[Connection]:
-    """A connection whose reads all see one snapshot of the database (then rolled back)."""
-    if engine.dialect.name == "sqlite":
-        with engine.connect() as conn:
-            conn.exec_driver_sql("BEGIN")  # pysqlite would not start a transaction for reads; WAL keeps the snapshot
-            yield conn
-    else:
-        with engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:
-            yield conn
+RECENT = 256  # committed batches remembered per user for replay onto a queue that is being loaded
 
 
 class Queues:
@@ -277,7 +97,7 @@ class Queues:
             if q is not None:
                 return q
             scope = clock.user_scope(user_id)
-            with _snapshot(self.engine) as conn:
+            with snapshot(self.engine) as conn:
                 revs = clock.read(conn, clock.DECK, scope)
                 with self._lock:
                     deck = self._deck if self._deck is not None and self._deck.rev == revs[clock.DECK] else None
@@ -331,7 +151,7 @@ class Queues:
                     j += 1
                 if j < len(order):
                     return Pick(due_now, new_left, deck.items[order[j]], None, counts=counts)
-            next_due = q.states[soonest[1]][_DUE] if soonest is not None else None
+            next_due = q.states[soonest[1]][DUE] if soonest is not None else None
             return Pick(due_now, new_left, next_due=next_due, counts=counts)
 
     def counts(self, q: UserQueue, now: datetime, new_per_day: int, reviews_per_day: int | None) -> Counts:
@@ -386,7 +206,7 @@ class Queues:
             if day_start(at) == q.day:
                 if old is None:
                     q.new_today += 1
-                elif old[_STATE] == REVIEW_STATE:
+                elif old[STATE] == REVIEW_STATE:
                     q.reviews_today += 1
         q.rev = rev
 
@@ -415,7 +235,7 @@ def _due_count(q: UserQueue, review: bool, until_ts: float) -> int:
     n: int = by_due.bisect_right((until_ts, _END))
     for item_id in q.held:  # a few items at most: looked up, not scanned for
         row = q.states.get(item_id)
-        if row is not None and (row[_STATE] == REVIEW_STATE) == review and row[_DUE].timestamp() <= until_ts:
+        if row is not None and (row[STATE] == REVIEW_STATE) == review and row[DUE].timestamp() <= until_ts:
             n -= 1
     return n
 

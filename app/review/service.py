@@ -19,7 +19,7 @@ from app.core.writes import run_write
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.review.errors import ItemNotFound
-from app.review.queue import Pick
+from app.review.queue_index import Pick
 from app.srs import drills
 from app.srs.items import drill_faces, faces
 from app.srs.misconceptions import card_marks, misconception_faces

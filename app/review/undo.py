@@ -21,7 +21,7 @@ from app.models.review import ItemState, ReviewLog
 from app.models.undo import UndoRecord
 from app.review.errors import BadAnswer, NothingToUndo
 from app.review.grading import MAX_KEY
-from app.review.queue import REVIEW_STATE
+from app.review.queue_index import REVIEW_STATE
 from app.srs.prefs import Prefs
 from app.srs.scheduler import as_utc, day_start, make_scheduler, parse_rating, review, to_db
 from app.srs.state import StateRow, state_public

@@ -70,10 +70,9 @@ class LinkPublic(BaseModel):
     resolved_title: LangTextPublic | None = None
 
 
-# A quantitative statement and the verify check that judges it.
+# A quantitative statement in the card's words and what it asserts (judged by verify/).
 class ClaimPublic(RenderedText):
     id: str
-    check: str  # legacy check id ("" once the claim states what it asserts)
     section: str = ""
     asserts: str = ""  # the sympy expression verify judges (verify/README.md)
     reading: str = ""

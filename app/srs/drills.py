@@ -2,8 +2,7 @@
 
 Which cards get drills (data-driven): a card gets the eight ZeRO drills (model-state memory and ring
 communication volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) when one of its claims asserts something about the
-ZeRO ledger's memory or communication (``model_state_bytes(zero3) == 16*Psi/N``, ``comm_volume(…)``), or
-(legacy cards) names a check whose id starts with ``zero`` or ``ledger``.
+ZeRO ledger's memory or communication (``model_state_bytes(zero3) == 16*Psi/N``, ``comm_volume(…)``).
 
 Every number comes from ``verify.known.ledger`` (the formulas live there only); this module picks the
 inputs, words the question and writes the worked solution. A showing's inputs are stored server-side
@@ -23,7 +22,6 @@ from verify.known import ledger
 from verify.known.formulas import drills as formula_drills
 from verify.known.formulas.drills import Worked, tex_number
 
-DRILL_CHECK_PREFIXES = ("zero", "ledger")
 TOLERANCE = 0.01  # relative
 GB = 1e9  # bytes (decimal gigabytes, as the question says)
 
@@ -48,15 +46,15 @@ class Graded:
 _DRILL_QUANTITIES = re.compile(r"\b(model_state_bytes|optim_bytes|comm_volume|reduction)\(")
 
 
-def card_has_drills(checks: list[str]) -> bool:
-    """``checks``: each claim's asserts (or legacy check id)."""
-    return any(c.strip().lower().startswith(DRILL_CHECK_PREFIXES) or _DRILL_QUANTITIES.search(c) for c in checks)
+def card_has_drills(asserts: list[str]) -> bool:
+    """``asserts``: each claim's assertion."""
+    return any(_DRILL_QUANTITIES.search(a) for a in asserts)
 
 
-def drill_keys(slug: str, checks: list[str]) -> list[str]:
+def drill_keys(slug: str, asserts: list[str]) -> list[str]:
     """Every drill a card gets: the ZeRO ledger drills (claims judged by ZeRO checks) and the starter deck's
     formula drills registered for its slug in ``verify.known.formulas.drills`` (the formulas its checks use)."""
-    keys = list(DRILL_KEYS) if card_has_drills(checks) else []
+    keys = list(DRILL_KEYS) if card_has_drills(asserts) else []
     return keys + [d.key for d in formula_drills.drills_for_card(slug)]
 
 

@@ -83,7 +83,7 @@ def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> lis
         if kinds.get(c.id) in MISCONCEPTION_KINDS:
             lang = "" if c.text.zh and c.text.en else ("zh" if c.text.zh else "en")
             specs.append(ItemSpec("misconception", c.id, lang))
-    specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.asserts or c.check for c in doc.claims])]
+    specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.asserts for c in doc.claims])]
     return specs
 
 

@@ -15,7 +15,7 @@ VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("�
                   # the quoted text states a number its asserts does not / the quoted text left the card
                   "mismatch": ("原文与断言不符", "text and assertion disagree", "≠"),
                   "stale": ("原文已改动", "quoted text no longer in the card", "⌛"),
-                  "error": ("检查出错", "check failed", "!"), "missing-check": ("缺少检查", "no check yet", "?")}
+                  "error": ("无法判定", "could not be judged", "!")}
 
 
 # how a verdict's numbers were obtained -> zh label
@@ -43,7 +43,7 @@ def verdict_view(row: Any) -> dict[str, Any]:
     """A stored verdict (``ClaimVerdict``) as the card page shows it."""
     kind = verdict_kind({"verdict": row.verdict})
     zh, en, sign = VERDICT_LABELS[kind]
-    return {"kind": kind, "zh": zh, "en": en, "sign": sign, "judged": row.judged, "method": row.method,
+    return {"kind": kind, "zh": zh, "en": en, "sign": sign, "method": row.method,
             "method_zh": METHOD_LABELS.get(row.method, ""),
             "predicted": format_value(row.predicted), "measured": format_value(row.measured),
             "condition": row.condition, "reason_zh": row.reason_zh, "reason_en": row.reason_en}
@@ -51,8 +51,6 @@ def verdict_view(row: Any) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ human units and marks in the text
 
-_NUM = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?(?![\w.])")
-_CONFIG = re.compile(r"([A-Za-z]+=\S+(?: [A-Za-z]+=\S+)*): ([^;()]+?) \(claimed ([^)]*)\)")
 RATIO_HINTS = ("reduction(", " / ", ")/", "ratio")
 
 
@@ -89,33 +87,46 @@ def number_human(text: str, psi: float | None = None, ratio: bool = False) -> st
     return f"{x:.4g}"
 
 
+def _first_relations(v: Any) -> list[tuple[str, dict[str, Any]]]:
+    """(configuration, its first relation) for each configuration the assertion was evaluated at."""
+    rows = _get(v, "evaluated") or []
+    return [(str(r.get("config", "")), r["relations"][0]) for r in rows
+            if isinstance(r, Mapping) and r.get("relations")]
+
+
+def _config_label(config: str) -> str:
+    """A configuration as people write it: its ``name=value`` parts, spaced (``Gloo N=2`` → ``N = 2``)."""
+    return " ".join(part.replace("=", " = ") for part in config.split() if "=" in part)
+
+
+def _is_ratio(v: Any) -> bool:
+    first = re.split(r"==|<=|>=|<|>", str(_get(v, "predicted") or "").lstrip("("), maxsplit=1)[0]
+    return any(h in first for h in RATIO_HINTS)
+
+
 def per_config(v: Any, psi: float | None = None) -> str:
     """The measured value at each configuration, first relation only: ``N = 2: 1.6×, N = 4: 2.29×``."""
-    measured = _get(v, "measured")
-    if not isinstance(measured, str):
-        return format_value(measured)
-    asserts = str(_get(v, "predicted") or "")
-    first = re.split(r"==|<=|>=|<|>", asserts.lstrip("("), maxsplit=1)[0]
-    ratio = any(h in first for h in RATIO_HINTS)
-    parts = []
-    for cfg in measured.split(";"):
-        m = _CONFIG.search(cfg.strip())
-        if m:
-            parts.append(f"{m.group(1).replace('=', ' = ')}: {number_human(m.group(2).strip(), psi, ratio)}")
+    evaluated = _first_relations(v)
+    if not evaluated:
+        measured = _get(v, "measured")
+        return "" if isinstance(measured, str) else format_value(measured)
+    ratio = _is_ratio(v)
+    parts = [f"{_config_label(cfg)}: {number_human(str(rel.get('value', '')), psi, ratio)}"
+             for cfg, rel in evaluated if _config_label(cfg)]
     return ", ".join(parts[:4])
 
 
 def counterexample(v: Any, lang: str = "en") -> str:
-    """The refutation the judge derived (``16Ψ, not 14Ψ``), from the verdict's reason."""
-    reason = str(_get(v, "reason_en") or "")
-    m = re.search(r"fails: (.*?)(?:\. Measured|$)", reason)
-    if not m:
+    """The refutation the judge derived (``16Ψ, not 14Ψ``), from the verdict's first counterexample."""
+    found = [c for c in (_get(v, "counterexamples") or []) if isinstance(c, Mapping)]
+    if not found:
         return ""
-    first = sym_human(m.group(1).split("; ")[0].replace("for every value: ", ""))
-    parts = re.fullmatch(r"((?:[A-Za-z]+ = [^,:]+(?:, )?)+: )?(.+), claimed (.+)", first)
-    if not parts:
-        return first
-    where, value, claimed = parts.group(1) or "", parts.group(2), parts.group(3)
+    c = found[0]
+    if not c.get("value"):  # a note, e.g. a measurement that disagrees with the ledger
+        return sym_human(str(c.get("text", "")).split("; ")[0])
+    at = str(c.get("at", ""))
+    where = f"{sym_human(at)}: " if at and at != "for every value" else ""
+    value, claimed = sym_human(str(c["value"])), sym_human(str(c.get("claimed", "")))
     return f"{where}应为 {value}，不是 {claimed}" if lang == "zh" else f"{where}{value}, not {claimed}"
 
 
@@ -204,11 +215,8 @@ def mark_card(card: Any, verdicts: Sequence[Any], psi: float | None) -> None:
 def claim_line(v: Any, lang: str, psi: float | None) -> dict[str, str]:
     """One compact claims-section line: claimed vs measured in human units."""
     kind = verdict_kind({"verdict": _get(v, "verdict")})
-    claimed = ""
-    m = re.search(r"claimed (?:== |<= |>= )?([^;)]+)\)", str(_get(v, "measured") or ""))
-    if m:
-        first = re.split(r"==|<=|>=|<|>", str(_get(v, "predicted") or "").lstrip("("), maxsplit=1)[0]
-        claimed = number_human(m.group(1).strip(), psi, any(h in first for h in RATIO_HINTS))
+    evaluated = _first_relations(v)
+    claimed = number_human(str(evaluated[0][1].get("claimed", "")), psi, _is_ratio(v)) if evaluated else ""
     return {"kind": kind, "claimed": claimed, "measured": per_config(v, psi), "note": claim_note(v, lang, psi)}
 
 

@@ -6,8 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error",
-                  "missing-check"]
+Verdict = Literal["confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error"]
 
 
 class _Open(BaseModel):
@@ -27,12 +26,12 @@ class ClaimResult(_Open):
     verdict: Verdict
     text_zh: str = ""
     text_en: str = ""
-    check: str = ""
-    judged: str = ""
     method: str = ""
     predicted: Any = None
     measured: Any = None
     condition: str | None = ""
+    evaluated: list[dict[str, Any]] = Field(default_factory=list)
+    counterexamples: list[dict[str, Any]] = Field(default_factory=list)
     reason_zh: str = ""
     reason_en: str = ""
 

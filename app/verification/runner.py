@@ -46,7 +46,7 @@ def run_verify(*, backend: str | None = None, world_sizes: str | None = None, pa
                                   stderr=None if show_output else subprocess.STDOUT)
         except subprocess.TimeoutExpired:
             raise VerifyRunError(f"verify did not finish within {timeout:.0f} s") from None
-        # exit 1 means the sweep ran and some claim's check is missing or failed: those are reported as
+        # exit 1 means the sweep ran and some claim could not be judged (error): those are reported as
         # verdicts in the JSON; 2 and 3 (bad environment, crashed or hung rank) leave no usable report
         if proc.returncode not in (0, 1) or not out.exists():
             tail = (proc.stdout or "")[-2000:]

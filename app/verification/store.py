@@ -59,10 +59,10 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
     assert run.id is not None
     for claim in report.claims:
         session.add(ClaimVerdict(
-            run_id=run.id, card_slug=claim.card, claim_key=claim.claim_id, check=claim.check,
-            verdict=claim.verdict, judged=claim.judged, method=claim.method,
+            run_id=run.id, card_slug=claim.card, claim_key=claim.claim_id, verdict=claim.verdict, method=claim.method,
             text_zh=claim.text_zh, text_en=claim.text_en,
             predicted=claim.predicted, measured=claim.measured, condition=claim.condition or "",
+            evaluated=claim.evaluated, counterexamples=claim.counterexamples,
             reason_zh=claim.reason_zh, reason_en=claim.reason_en,
         ))
     if commit:
@@ -115,13 +115,24 @@ class VerdictRow:
     condition: str
     reason_zh: str
     reason_en: str
+    evaluated_json: str = "[]"  # JSON, so that the row stays hashable
+    counterexamples_json: str = "[]"
+
+    @property
+    def evaluated(self) -> list[dict[str, Any]]:
+        return list(json.loads(self.evaluated_json))
+
+    @property
+    def counterexamples(self) -> list[dict[str, Any]]:
+        return list(json.loads(self.counterexamples_json))
 
     @classmethod
     def of(cls, v: Any) -> VerdictRow:
         def text(x: Any) -> str:
             return x if isinstance(x, str) else "" if x is None else json.dumps(x, sort_keys=True)
         return cls(v.claim_key, v.verdict, v.text_zh, v.text_en, text(v.predicted), text(v.measured),
-                   v.condition or "", v.reason_zh, v.reason_en)
+                   v.condition or "", v.reason_zh, v.reason_en, json.dumps(v.evaluated or [], sort_keys=True),
+                   json.dumps(v.counterexamples or [], sort_keys=True))
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.cards.cardfile import content_hash, dump_card, load_card_file, load_card_text
-from app.cards.errors import CardFileError
 from app.cards.schema import CardDoc, Claim, FollowUp, Label, LangText, Link
+from verify.reading.cardfile import CardFileError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cards.cardfile import dump_card, load_card_file, load_card_text
-from app.cards.errors import CardFileError
 from tests.utils.deckgen import generated_card
+from verify.reading.cardfile import CardFileError
 
 VALID = dump_card(generated_card(1, 5))
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from app.cards.cardfile import dump_card, load_card_text
-from app.cards.errors import CardFileError
 from app.cards.latex_repair import math_spans as raw_math_spans
 from app.cards.rawformat import parse_label, parse_raw_bytes, split_bilingual
 from app.cards.schema import CardDoc, Label, LangText
 from app.render.markdown import math_spans
 from app.render.math import tex_to_mathml
+from verify.reading.cardfile import CardFileError
 
 SEED = Path(__file__).parent / "data" / "000_df0768db638cc9c5.txt"
 

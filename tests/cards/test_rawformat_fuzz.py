@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cards.bank_import import import_paths
-from app.cards.errors import CardFileError
 from app.cards.rawformat import parse_raw_bytes
+from verify.reading.cardfile import CardFileError
 
 SEED = (Path(__file__).parent / "data" / "000_df0768db638cc9c5.txt").read_bytes()
 NAME = "bank/000.txt"

@@ -24,7 +24,7 @@ def hostile_card(i: int, payload: str) -> CardDoc:
         slug=f"x-{i}", title=t, module=Label(code=payload[:8], zh=t.zh, en=t.en), topic=Label(zh=t.zh, en=t.en),
         tags=[payload], sections=dict.fromkeys(("summary", "insights", "derivation", "tradeoffs", "pitfalls"), t),
         follow_ups=[FollowUp(id="q", question=t, answer=t)], links=[Link(title=t), Link(slug=f"x-{i}")],
-        claims=[Claim(id="c", text=t, check=payload)],
+        claims=[Claim(id="c", text=t, unverifiable=payload)],
     )
 
 

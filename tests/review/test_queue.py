@@ -23,6 +23,7 @@ from app.core.db import make_engine
 from app.deck.sync import sync_cards
 from app.models import Card, ItemState, ReviewItem, clock
 from app.review import queue as queue_mod
+from app.review import queue_index
 from app.review import service as srs
 from app.review.errors import NotDue
 from app.review.queue import queues
@@ -164,7 +165,7 @@ def test_an_answer_committed_while_the_queue_loads_is_replayed(engine: Engine, t
     uid = new_user_id(engine, "ada")
     with Session(engine) as s:
         new_items = [i.id for i in s.exec(select(ReviewItem).order_by(col(ReviewItem.position))) if i.id]
-    real_load = queue_mod.load_user
+    real_load = queue_index.load_user  # the loader queue.py calls (patched there, where it is looked up)
     answered: list[int] = []
 
     def load_racing_an_answer(*args: Any, **kwargs: Any) -> Any:

@@ -90,6 +90,8 @@ def test_misconception_drill_numbers_follow_the_latest_run(bundled: Engine) -> N
     for c in newer["claims"]:
         if c["claim_id"] == "zero1-memory-4x":
             c["measured"] = "N=2: 1.6 (claimed == 4); N=8: 2.909 (claimed == 4)"
+            n4 = next(row for row in c["evaluated"] if row["config"] == "N=4")  # what the page reads
+            n4["config"], n4["relations"][0]["value"] = "N=8", "2.909"
     with Session(bundled) as s:
         store_verdicts(s, newer, host="elsewhere")
         after = misconception_faces(one_card_verdicts(s, "zero-sharding"), "zero1-memory-4x")

@@ -53,7 +53,7 @@ def seed_cards_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fresh() -> Iterator[None]:
     """The judge's caches emptied before and after: a test that mutates a formula or the ledger is judged
     afresh and leaves nothing behind."""
-    from verify.judge.core import reset_caches
+    from verify.judge.pipeline import reset_caches
 
     reset_caches()
     yield

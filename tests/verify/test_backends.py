@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
+from tests.utils.judging import judge_assertion
 from verify import cli
-from verify.judge.core import judge_parsed
-from verify.judge.deck import Evidence
-from verify.reading.asserts import parse
+from verify.judge import Evidence
 
 DATA = Path(__file__).parent / "data" / "sweep_runs.json"
 
@@ -36,20 +35,19 @@ def _relabel(runs: list[dict[str, Any]], **fields: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("statement", ["gloo_wire_send(all_reduce) == 2*(N-1)/N*M", "wire_bytes(zero3) > 0"])
 def test_gloo_quantities_are_unverifiable_on_nccl(runs: list[dict[str, Any]], statement: str) -> None:
     nccl = _relabel(runs, backend="nccl")
-    j = judge_parsed(parse(statement), Evidence(nccl, "nccl"))
+    j = judge_assertion(statement, Evidence(nccl, "nccl"))
     assert j.verdict == "unverifiable"
     assert "nccl" in j.condition
 
 
 def test_probe_quantities_are_unverifiable_under_torchrun(runs: list[dict[str, Any]]) -> None:
-    j = judge_parsed(parse("gloo_wire_send(all_reduce) == 2*(N-1)/N*M"),
-                     Evidence(_relabel(runs, launcher="torchrun")))
+    j = judge_assertion("gloo_wire_send(all_reduce) == 2*(N-1)/N*M", Evidence(_relabel(runs, launcher="torchrun")))
     assert j.verdict == "unverifiable" and "torchrun" in j.condition
 
 
 def test_ring_volume_is_judged_on_any_backend(runs: list[dict[str, Any]]) -> None:
     """The ring step runs on the asked backend's ranks (send/recv exist on NCCL): still judged there."""
-    j = judge_parsed(parse("comm_volume(zero3) / comm_volume(ddp) == 3/2"), Evidence(_relabel(runs, backend="nccl")))
+    j = judge_assertion("comm_volume(zero3) / comm_volume(ddp) == 3/2", Evidence(_relabel(runs, backend="nccl")))
     assert j.verdict == "confirmed"
 
 
@@ -57,7 +55,7 @@ def test_missing_socket_counters_are_unverifiable_not_refuted(runs: list[dict[st
     no_counters = copy.deepcopy(runs)
     for r in no_counters:
         r["measured"]["wire_bytes_sent"] = None  # what verify.measure.meters.wire.sent_bytes() gives without counters
-    j = judge_parsed(parse("wire_bytes(ddp) == 2*(N-1)/N*Psi*2"), Evidence(no_counters))
+    j = judge_assertion("wire_bytes(ddp) == 2*(N-1)/N*Psi*2", Evidence(no_counters))
     assert j.verdict == "unverifiable" and "no socket counters" in j.condition and "TCP_INFO" in j.condition
 
 
@@ -67,7 +65,7 @@ def test_without_the_ring_step_volume_is_unverifiable(runs: list[dict[str, Any]]
         r["measured"].pop("ring_sent_bytes_per_rank", None)
         r["measured"].pop("ring_peak_transient_bytes", None)
     for statement in ("comm_volume(zero3) / comm_volume(ddp) == 3/2", "peak_over_bound(zero3) <= 1"):
-        j = judge_parsed(parse(statement), Evidence(no_ring))
+        j = judge_assertion(statement, Evidence(no_ring))
         assert j.verdict == "unverifiable", statement
         assert "ring" in j.condition
 

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from verify.judge.claim import contradictions
-from verify.judge.core import judge_parsed, symbolic
-from verify.judge.deck import Evidence, judge
+from tests.utils.judging import judge_all, judge_assertion
+from verify.judge import Evidence
+from verify.judge.contradictions import contradictions
+from verify.judge.symbolic import symbolic
 from verify.reading.asserts import AssertError, parse
 from verify.reading.claims import read_cards
 
@@ -36,7 +37,7 @@ def verdicts(cards: Path, runs: list[dict[str, Any]], slug: str = "zero-sharding
              only: str | None = None) -> dict[str, dict[str, Any]]:
     """The verdicts of a card's claims (of the claim ``only`` alone, if given: each is judged on its own)."""
     claims = [c for c in read_cards(cards) if c.card == slug and only in (None, c.claim_id)]
-    return {r["claim_id"]: r for r in judge(claims, Evidence(runs))}
+    return {r["claim_id"]: r for r in judge_all(claims, Evidence(runs))}
 
 
 # ------------------------------------------------------------------ the symbolic judge on known cases
@@ -53,7 +54,7 @@ def test_14psi_over_n_is_refuted_with_the_smallest_counterexample() -> None:
 
 
 def test_zero1_4x_is_conditional_on_a_derived_limit_with_the_value_at_each_measured_n(runs: Runs) -> None:
-    j = judge_parsed(parse("reduction(ddp, zero1) == 4"), Evidence(runs))
+    j = judge_assertion("reduction(ddp, zero1) == 4", Evidence(runs))
     assert j.verdict == "conditional" and j.condition == "only as N → ∞"
     assert j.counterexample == "N = 2: 1.6, claimed 4"
     got = {row["config"]: row["relations"][0]["value"] for row in j.evaluated}
@@ -66,7 +67,7 @@ def test_zero1_optimizer_4x_holds_only_at_the_solved_n() -> None:
 
 
 def test_zero2_2x_is_conditional_and_states_the_reference_it_reads(runs: Runs) -> None:
-    j = judge_parsed(parse("reduction(zero1, zero2) == 2"), Evidence(runs), reading="relative to ZeRO-1")
+    j = judge_assertion("reduction(zero1, zero2) == 2", Evidence(runs), reading="relative to ZeRO-1")
     assert j.verdict == "conditional"
     assert "only as N → ∞" in j.condition and "under the reading: relative to ZeRO-1" in j.condition
     vs_ddp = symbolic(parse("reduction(ddp, zero2) == 2"))  # against DDP the cut tends to 8x: no limit saves it
@@ -75,7 +76,7 @@ def test_zero2_2x_is_conditional_and_states_the_reference_it_reads(runs: Runs) -
 
 
 def test_a_reading_never_confirms(runs: Runs) -> None:
-    j = judge_parsed(parse("model_state_bytes(ddp) == 16*Psi"), Evidence(runs), reading="16Ψ of which 12Ψ")
+    j = judge_assertion("model_state_bytes(ddp) == 16*Psi", Evidence(runs), reading="16Ψ of which 12Ψ")
     assert (j.verdict, j.condition) == ("conditional", "under the reading: 16Ψ of which 12Ψ")
 
 
@@ -100,19 +101,19 @@ def test_a_measurement_that_disagrees_with_the_ledger_refutes(runs: Runs) -> Non
     for r in doctored:
         if r["impl"] == "reference" and r["stage"] == "zero3":
             r["measured"]["grad_bytes"] *= 2  # as if ZeRO-3 kept its gradients twice
-    j = judge_parsed(parse("model_state_bytes(zero3) == 16*Psi/N"), Evidence(doctored))
+    j = judge_assertion("model_state_bytes(zero3) == 16*Psi/N", Evidence(doctored))
     assert j.verdict == "refuted" and "disagrees with the ledger" in j.counterexample
-    assert judge_parsed(parse("model_state_bytes(zero3) == 16*Psi/N"), Evidence(runs)).verdict == "confirmed"
+    assert judge_assertion("model_state_bytes(zero3) == 16*Psi/N", Evidence(runs)).verdict == "confirmed"
 
 
 def test_measured_only_quantities_follow_the_data(runs: Runs) -> None:
     src = "collective_calls(zero3, all_gather, backward) == impl_collective_calls(fsdp2_reshard, all_gather, backward)"
-    assert judge_parsed(parse(src), Evidence(runs)).verdict == "confirmed"
+    assert judge_assertion(src, Evidence(runs)).verdict == "confirmed"
     doctored = copy.deepcopy(runs)
     for r in doctored:
         if r["impl"] == "torch-fsdp2-reshard":
             r["measured"]["comm_calls"].pop("all_gather/backward")  # as if FSDP2 kept parameters to backward
-    assert judge_parsed(parse(src), Evidence(doctored)).verdict == "refuted"
+    assert judge_assertion(src, Evidence(doctored)).verdict == "refuted"
 
 
 @pytest.mark.parametrize(("src", "message"), [
@@ -240,18 +241,18 @@ def test_pipeline_claims_are_judged_against_the_simulated_schedules() -> None:
 
 
 def test_a_wrong_pipeline_formula_is_refuted_by_the_simulation(monkeypatch: pytest.MonkeyPatch) -> None:
-    from verify.judge.core import reset_caches
+    from verify.judge.pipeline import reset_caches
     from verify.known.formulas import pipeline
 
     monkeypatch.setattr(pipeline, "bubble_fraction", lambda *, p, m: (p - 1) / (m + p))  # off by one
     reset_caches()
     try:
-        j = judge_parsed(parse("bubble_fraction(onef1b) == (p-1)/(m+p-1)"), None)
+        j = judge_assertion("bubble_fraction(onef1b) == (p-1)/(m+p-1)", None)
         assert j.verdict == "refuted" and "disagrees with the ledger" in j.counterexample
     finally:
         monkeypatch.undo()
         reset_caches()
-    assert judge_parsed(parse("bubble_fraction(onef1b) == (p-1)/(m+p-1)"), None).verdict == "confirmed"
+    assert judge_assertion("bubble_fraction(onef1b) == (p-1)/(m+p-1)", None).verdict == "confirmed"
 
 
 PIPELINE_EDITS = [

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 import sympy as sp
 
-from verify.judge.core import reset_caches
-from verify.judge.deck import Evidence, judge
+from tests.utils.judging import judge_all
+from verify.judge import Evidence
+from verify.judge.pipeline import reset_caches
 from verify.known.formulas import drills
 from verify.reading.claims import Claim, read_cards
 from verify.reading.coverage import card_coverage
@@ -34,7 +35,7 @@ def _claims(folder: Path = CARDS, cards: tuple[str, ...] = LLM_CARDS) -> list[Cl
 
 
 def _verdicts(claims: list[Claim]) -> dict[str, dict[str, Any]]:
-    return {f"{r['card']}:{r['claim_id']}": r for r in judge(claims, EVIDENCE)}
+    return {f"{r['card']}:{r['claim_id']}": r for r in judge_all(claims, EVIDENCE)}
 
 
 @pytest.fixture(scope="module")
@@ -135,10 +136,11 @@ def _edited_deck(tmp_path: Path, card: str, old: str, new: str, claim: str, *, p
     """A copy of one card with the edit applied to its prose, its claim's quote and/or its assertion."""
     import yaml
 
-    from app.cards.cardfile import split_front_matter
+    from verify.reading.cardfile import split
 
     text = (CARDS / f"{card}.md").read_text(encoding="utf-8")
-    data, body, _ = split_front_matter(text, f"{card}.md")
+    card_text = split(text, f"{card}.md")
+    data, body = dict(card_text.meta), card_text.body
     for c in data["claims"]:
         if c["id"] != claim:
             continue
@@ -265,19 +267,19 @@ def test_llm_quantities_import_without_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; import verify.known.vocabulary, verify.known.formulas.drills, verify.judge.core; "
+    code = ("import sys; import verify.known.vocabulary, verify.known.formulas.drills, verify.judge; "
             "assert 'torch' not in sys.modules, 'torch imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_deck_graph_stays_connected_and_links_resolve() -> None:
     """Every new card links to ≥ 2 cards; every link target is a card of the deck; the graph is connected."""
-    from app.cards.cardfile import split_front_matter
+    from verify.reading.cardfile import read_card
 
     slugs = {p.stem for p in CARDS.glob("*.md") if p.name != "README.md"}
     edges: dict[str, set[str]] = {s: set() for s in slugs}
     for s in slugs:
-        data = split_front_matter((CARDS / f"{s}.md").read_text(encoding="utf-8"), s)[0]
+        data = read_card(CARDS / f"{s}.md").meta
         for link in data.get("links") or []:
             target = link.get("slug")
             assert target in slugs, (s, target)

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 import sympy as sp
 
-from verify.judge.core import judge_parsed, reset_caches
-from verify.judge.deck import Evidence, judge
+from tests.utils.judging import judge_all, judge_assertion
+from verify.judge import Evidence
+from verify.judge.pipeline import reset_caches
 from verify.known import ledger
 from verify.known.formulas import collectives as coll
 from verify.known.formulas import pipeline as pipe
 from verify.known.vocabulary import QUANTITIES, SYMBOLS
-from verify.reading.asserts import parse
 from verify.reading.claims import Claim, read_cards
 
 DATA = Path(__file__).parent / "data" / "sweep_runs.json"
@@ -56,7 +56,7 @@ def verdicts(claims: list[Claim], runs: list[dict[str, Any]], names: set[str] | 
     if ledger_changed:
         reset_caches()
     try:
-        return {f"{r['card']}:{r['claim_id']}": r["verdict"] for r in judge(chosen, Evidence(runs))}
+        return {f"{r['card']}:{r['claim_id']}": r["verdict"] for r in judge_all(chosen, Evidence(runs))}
     finally:
         if ledger_changed:
             reset_caches()
@@ -143,8 +143,8 @@ def test_zero_redundancy_treated_as_ddp_flips_its_verdicts(runs: list[dict[str, 
         if r["impl"] == "torch-zero-redundancy":
             r["measured"] = copy.deepcopy(ddp[r["world_size"]]["measured"])
     for s in statements:
-        assert judge_parsed(parse(s), Evidence(runs)).verdict == "confirmed", s
-        assert judge_parsed(parse(s), Evidence(mutant)).verdict == "refuted", s
+        assert judge_assertion(s, Evidence(runs)).verdict == "confirmed", s
+        assert judge_assertion(s, Evidence(mutant)).verdict == "refuted", s
 
 
 def _impl_swapped(runs: list[dict[str, Any]], impl: str, source: str,
@@ -180,8 +180,8 @@ def test_card_claims_on_pytorch_implementations_follow_their_measurement(
         runs: list[dict[str, Any]], slug: str, claim_id: str, mutate: Callable[[Any], Any]) -> None:
     chosen = [c for c in read_cards(CARDS) if (c.card, c.claim_id) == (slug, claim_id)]
     assert len(chosen) == 1 and "impl_" in chosen[0].asserts
-    before = judge(chosen, Evidence(runs))[0]
-    after = judge(chosen, Evidence(mutate(runs)))[0]
+    before = judge_all(chosen, Evidence(runs))[0]
+    after = judge_all(chosen, Evidence(mutate(runs)))[0]
     assert before["method"] == after["method"] == "measured"
     assert before["verdict"] != after["verdict"], (before["reason_en"], after["reason_en"])
 
@@ -192,9 +192,9 @@ def test_pytorch_defaults_are_measured(runs: list[dict[str, Any]]) -> None:
     ev = Evidence(runs)
     # at least the bucket copy (measured: 1× the gradients at N = 4, 2× at N = 2 in the stored sweep)
     extra = "impl_hidden_bytes(ddp_default) - impl_hidden_bytes(torch_ddp)"
-    hidden = judge_parsed(parse(f"{extra} >= 99/100*impl_grad_bytes(ddp_default)"), ev)
+    hidden = judge_assertion(f"{extra} >= 99/100*impl_grad_bytes(ddp_default)", ev)
     assert hidden.verdict == "confirmed", hidden.evaluated
-    peak = judge_parsed(parse("impl_peak_bytes(fsdp2_no_reshard) > impl_peak_bytes(fsdp2_reshard)"), ev)
+    peak = judge_assertion("impl_peak_bytes(fsdp2_no_reshard) > impl_peak_bytes(fsdp2_reshard)", ev)
     assert peak.verdict == "confirmed", peak.evaluated
 
 
@@ -203,7 +203,7 @@ def test_fsdp2_payload_is_counted_in_elements(runs: list[dict[str, Any]]) -> Non
     Its bytes over an assumed fp32 element size would read Ψ/2 per all-gather and refute both."""
     ev = Evidence(runs)
     for impl, gathers in (("fsdp2_reshard", 2), ("fsdp2_no_reshard", 1)):  # forward + backward, forward only
-        j = judge_parsed(parse(f"impl_comm_payload({impl}, all_gather) == {gathers}*Psi"), ev)
+        j = judge_assertion(f"impl_comm_payload({impl}, all_gather) == {gathers}*Psi", ev)
         assert j.verdict == "confirmed", j.evaluated
     bf16 = [r for r in runs if r["impl"].startswith("torch-fsdp2")]
     assert bf16 and all(r["measured"]["comm_payload_bytes"]["all_gather"]
@@ -231,7 +231,7 @@ def test_a_wrong_card_number_is_a_mismatch(tmp_path: Path, runs: list[dict[str, 
     def verdict() -> str:
         chosen = [c for c in read_cards(deck) if c.card == slug and c.claim_id == claim_id]
         assert chosen, claim_id
-        return str(judge(chosen, Evidence(runs))[0]["verdict"])
+        return str(judge_all(chosen, Evidence(runs))[0]["verdict"])
     assert verdict() != "mismatch"
     text = card.read_text(encoding="utf-8")
     assert text.count(old) >= 2, old  # the prose and the claim quoting it
@@ -303,7 +303,7 @@ def _sweep(n: int, variants: tuple[str, ...]) -> list[dict[str, Any]]:
 
 
 def _claim_verdict(statement: str, runs: list[dict[str, Any]]) -> str:
-    return judge_parsed(parse(statement), Evidence(runs)).verdict
+    return judge_assertion(statement, Evidence(runs)).verdict
 
 
 @pytest.mark.slow

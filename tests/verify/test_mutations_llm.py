@@ -17,9 +17,8 @@ from typing import Any
 
 import pytest
 
-from verify.judge.claim import judge_claim
-from verify.judge.core import reset_caches
-from verify.judge.deck import Evidence
+from verify.judge import Evidence, judge
+from verify.judge.pipeline import reset_caches
 from verify.known.formulas import checkpoint_interval as ci
 from verify.known.formulas import grad_accumulation as ga
 from verify.known.formulas import kv_paging as kv
@@ -48,7 +47,7 @@ def claims() -> list[Claim]:
 def baseline(claims: list[Claim]) -> dict[str, str]:
     """Every canon claim's verdict without a mutation (judged once for the module)."""
     reset_caches()
-    return {f"{c.card}:{c.claim_id}": judge_claim(c, Evidence([])).verdict for c in claims}
+    return {f"{c.card}:{c.claim_id}": judge(c, Evidence([]))["verdict"] for c in claims}
 
 
 def verdicts(claims: list[Claim], names: set[str]) -> dict[str, str]:
@@ -56,7 +55,7 @@ def verdicts(claims: list[Claim], names: set[str]) -> dict[str, str]:
     assert chosen, f"no canon claim names {names}"
     reset_caches()
     try:
-        return {f"{c.card}:{c.claim_id}": judge_claim(c, Evidence([])).verdict for c in chosen}
+        return {f"{c.card}:{c.claim_id}": judge(c, Evidence([]))["verdict"] for c in chosen}
     finally:
         reset_caches()
 
@@ -171,7 +170,7 @@ def _judge_copy(tmp: Path, card: str, edit: tuple[str, str] | None, asserts: tup
         text = text.replace(edit[0], edit[1])
     text = text.replace("\x00", asserts[1])
     path.write_text(text, encoding="utf-8")
-    return {c.claim_id: judge_claim(c, Evidence([])).verdict for c in read_cards(tmp)
+    return {c.claim_id: judge(c, Evidence([]))["verdict"] for c in read_cards(tmp)
             if c.card == card and c.claim_id in only}
 
 

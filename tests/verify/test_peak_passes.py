@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from verify.cli import PEAK_JUDGED, peak_samples_for
 from verify.known.vocabulary import QUANTITIES
-from verify.measure.sweep import GATHERING, PEAK_JUDGED, SweepOptions, peak_passes, peak_samples_for
+from verify.measure.sweep import GATHERING, SweepOptions, peak_passes
 from verify.reading.claims import Claim
 
 

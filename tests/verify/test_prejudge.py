@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.utils.judging import judge_all
+from verify.judge import Evidence, Prepared, judge
 from verify.judge.ahead import Ahead
-from verify.judge.claim import DRIFT_AHEAD, _drift
-from verify.judge.core import MEASURED_AHEAD, SYMBOLIC_AHEAD, _symbolic, reset_caches, symbolic
-from verify.judge.deck import Evidence, judge
+from verify.judge.drift import drift
+from verify.judge.pipeline import reset_caches
+from verify.judge.symbolic import symbolic
 from verify.known import ledger, vocabulary
 from verify.reading.asserts import parse
 from verify.reading.claims import Claim, read_cards
@@ -35,27 +37,27 @@ def claims() -> Iterator[list[Claim]]:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypatch: pytest.MonkeyPatch) -> None:
-    before = judge(claims, Evidence([]))  # judged in this process, nothing ahead
+    before = judge_all(claims, Evidence([]))  # judged in this process, nothing ahead
     reset_caches()
     monkeypatch.setattr(vocabulary, "LOCAL_RUNS", {})  # the child starts without this process's experiments
     ahead = Ahead(claims)
     assert ahead.collect(timeout_s=240)
     for c in claims:
         key = (c.text_zh, c.text_en, c.asserts)
-        assert DRIFT_AHEAD[key] == _drift(*key)
-        assert SYMBOLIC_AHEAD[c.asserts] == _symbolic(c.asserts)
+        assert ahead.prepared.drift[key] == drift(*key)
+        assert ahead.prepared.symbolic[c.asserts] == symbolic(parse(c.asserts))
     # the numerics claim's single-process experiment ran in the child and came back
     assert ("mixed_precision_state",) in vocabulary.LOCAL_RUNS
     # measured sides that read no run (the pipeline simulator, the numerics experiment) came back whole; the
     # ZeRO claims read the sweep's runs: left to this process
     by_id = {c.claim_id: c.asserts for c in claims}
-    assert by_id["bubble"] in MEASURED_AHEAD and by_id["megatron-18-bytes"] in MEASURED_AHEAD
-    assert by_id["zero1-memory-4x"] not in MEASURED_AHEAD
+    assert by_id["bubble"] in ahead.prepared.measured and by_id["megatron-18-bytes"] in ahead.prepared.measured
+    assert by_id["zero1-memory-4x"] not in ahead.prepared.measured
     # a claim that reads no run came back judged whole, as this process judges it; the others did not
     whole = {claims[i].claim_id for i in ahead.verdicts}
     assert {"bubble", "megatron-18-bytes"} <= whole and "zero1-memory-4x" not in whole
     assert all(v == before[i] for i, v in ahead.verdicts.items())
-    assert judge(claims, Evidence([])) == before
+    assert [judge(c, Evidence([]), ahead.prepared) for c in claims] == before
 
 
 def test_judging_ahead_starts_no_ranks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,8 +72,8 @@ def test_judging_ahead_starts_no_ranks(monkeypatch: pytest.MonkeyPatch) -> None:
     dist_probe.forget()
     started: list[int] = []
     monkeypatch.setattr(launch, "preload_for_fork", lambda: started.append(1))  # reached only past the refusal
-    got = compute(gloo)
-    assert gloo[0].asserts not in got["measured"] and gloo[0].asserts in got["symbolic"] and not started
+    got = compute(gloo)["prepared"]
+    assert gloo[0].asserts not in got.measured and gloo[0].asserts in got.symbolic and not started
     assert launch._REFUSAL is None
 
 
@@ -79,14 +81,16 @@ def test_judging_ahead_starts_no_ranks(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.timeout(300)
 def test_a_ledger_mutation_after_judging_ahead_is_still_judged(claims: list[Claim],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    assert Ahead(claims).collect(timeout_s=240)
-    parsed = parse("model_state_bytes(zero3) == 16*Psi/N")
-    assert parsed.source in SYMBOLIC_AHEAD and symbolic(parsed).verdict == "confirmed"  # type: ignore[union-attr]
+    ahead = Ahead(claims)
+    assert ahead.collect(timeout_s=240)
+    zero3 = next(c for c in claims if c.claim_id == "en-zero3-memory-16psi-over-n")
+    assert ahead.prepared.symbolic[zero3.asserts].verdict == "confirmed"  # type: ignore[union-attr]
     for fn in (ledger.optim_bytes, ledger.model_state_bytes):  # K 12 -> 14
         monkeypatch.setattr(fn, "__kwdefaults__", {**(fn.__kwdefaults__ or {}), "k": 14})
-    reset_caches()  # what every mutation test calls: it must forget what was judged ahead too
-    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD and not MEASURED_AHEAD
-    assert symbolic(parsed).verdict == "refuted"  # type: ignore[union-attr]
+    reset_caches()  # what every mutation test calls
+    # what was worked out before the mutation belongs to that run; a new run (a new Prepared) judges afresh
+    assert judge(zero3, Evidence([]), Prepared())["verdict"] == "refuted"
+    assert symbolic(parse(zero3.asserts)).verdict == "refuted"  # type: ignore[union-attr]
 
 
 @pytest.mark.slow
@@ -98,7 +102,7 @@ def test_a_failed_child_seeds_nothing(claims: list[Claim], monkeypatch: pytest.M
     monkeypatch.setattr(pj, "_compute", boom)  # the children are forked: they run the patched function
     ahead = Ahead(claims)
     assert not ahead.collect(timeout_s=60)
-    assert not SYMBOLIC_AHEAD and not DRIFT_AHEAD and not ahead.verdicts
+    assert ahead.prepared == Prepared() and not ahead.verdicts
 
 
 def test_split_keeps_cards_whole_and_parts_even() -> None:
@@ -123,7 +127,7 @@ def test_a_claim_the_parent_takes_is_judged_by_no_child(claims: list[Claim]) -> 
     stolen = set(iter(ahead.steal, None))
     assert ahead.steal() is None
     assert ahead.collect(timeout_s=240)
-    by_children = {i for i, c in enumerate(claims) if (c.text_zh, c.text_en, c.asserts) in DRIFT_AHEAD}
+    by_children = {i for i, c in enumerate(claims) if (c.text_zh, c.text_en, c.asserts) in ahead.prepared.drift}
     assert not stolen & by_children
     assert stolen | by_children == set(range(len(claims)))
     assert set(ahead.verdicts) <= by_children

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from tests.utils.judging import judge_all
 from tests.utils.starter import CARDS, STARTER
-from verify.judge.deck import Evidence, judge
+from verify.judge import Evidence
 from verify.known import vocabulary
 from verify.reading.claims import read_cards
 
@@ -45,7 +46,7 @@ def _key(card: str, claim: str) -> str:
 
 @pytest.fixture(scope="module")
 def judged() -> dict[str, dict[str, Any]]:
-    return {_key(r["card"], r["claim_id"]): r for r in judge(ALL_CLAIMS, EVIDENCE)}
+    return {_key(r["card"], r["claim_id"]): r for r in judge_all(ALL_CLAIMS, EVIDENCE)}
 
 
 @pytest.mark.slow
@@ -60,11 +61,14 @@ def test_every_starter_claim_gets_its_verdict_from_its_asserts(judged: dict[str,
             expected = "conditional"
         if r["verdict"] != expected:
             wrong[key] = (r["verdict"], expected, r["reason_en"][:200])
-        assert r["judged"] == "asserts"
+        assert "judged" not in r and "check" not in r  # gone: every verdict comes from the asserts
         if r["verdict"] == "conditional":
             assert r["condition"], key
-        if r["verdict"] == "refuted":
-            assert r["counterexample"], key
+        if r["verdict"] == "refuted":  # where it fails, as text and as data
+            assert r["counterexample"] and r["counterexamples"], key
+            assert r["counterexample"] == "; ".join(c["text"] or (f"{c['at']}: " if c["at"] else "")
+                                                    + f"{c['value']}, claimed {c['claimed']}"
+                                                    for c in r["counterexamples"]), key
     assert not wrong
 
 
@@ -91,7 +95,6 @@ def test_measured_claims_show_each_configuration(judged: dict[str, dict[str, Any
 
 def test_no_claim_names_a_check_function() -> None:
     assert {c.card for c in ALL_CLAIMS} == set(STARTER)
-    assert not [c.claim_id for c in read_cards(CARDS) if c.check]
     for path in CARDS.glob("*.md"):
         assert "\n    check:" not in path.read_text(encoding="utf-8") and "\n  check:" not in path.read_text(
             encoding="utf-8"), path
@@ -130,7 +133,7 @@ def deck(tmp_path: Path) -> Path:
 
 def _verdict(folder: Path, slug: str, claim: str) -> dict[str, Any]:
     one = [c for c in read_cards(folder) if c.card == slug and c.claim_id == claim]
-    return judge(one, EVIDENCE)[0]
+    return judge_all(one, EVIDENCE)[0]
 
 
 @pytest.mark.parametrize(("slug", "claim", "old", "new"), STARTER_EDITS, ids=[e[1] for e in STARTER_EDITS])
@@ -183,11 +186,10 @@ def test_editing_text_and_assertion_together_is_refuted(deck: Path, slug: str, c
 # ------------------------------------------------------------------ doctored measurements refute
 
 # Each doctored test judges afresh (the `fresh` fixture): a sweep run earlier in this process (the shared
-# `report`, a CLI test) leaves what it judged ahead in verify.judge.core's caches (MEASURED_AHEAD …), and a
-# cached measurement would bypass the doctored one (seen under load in a full run, 2026-12-02: confirmed
-# where refuted was due, depending on which worker had built the sweep).
+# `report`, a CLI test) leaves its single-process experiments and probes cached in this process, and a cached
+# measurement would bypass the doctored one.
 def _claim(slug: str, claim: str) -> dict[str, Any]:
-    return judge([c for c in ALL_CLAIMS if (c.card, c.claim_id) == (slug, claim)], EVIDENCE)[0]
+    return judge_all([c for c in ALL_CLAIMS if (c.card, c.claim_id) == (slug, claim)], EVIDENCE)[0]
 
 
 @pytest.mark.slow
@@ -248,15 +250,14 @@ def test_ddp_buckets_the_cap_rule_does_not_predict_refute(monkeypatch: pytest.Mo
 @pytest.mark.usefixtures("fresh")
 def test_gloo_wire_claim_refutes_a_ring_reduce_scatter(monkeypatch: pytest.MonkeyPatch) -> None:
     # If Gloo's reduce-scatter sent only the ring's (N−1)/N·M, the claim "it sends 2(N−1)/N·M" is refuted.
-    from verify.judge.core import judge_parsed
+    from tests.utils.judging import judge_assertion
     from verify.measure import probes as starter_common
     from verify.measure.experiments.sizes import WIRE_ELEMENTS
-    from verify.reading.asserts import parse
 
     def fake_probe(n: int) -> dict[str, Any]:
         sent = int((n - 1) / n * WIRE_ELEMENTS * 4)
         return {"wire_by_rank": [{"reduce_scatter": sent} for _ in range(n)]}
 
     monkeypatch.setattr(starter_common, "probe", fake_probe)
-    j = judge_parsed(parse("gloo_wire_send(reduce_scatter) == 2*(N-1)/N*M"), EVIDENCE)
+    j = judge_assertion("gloo_wire_send(reduce_scatter) == 2*(N-1)/N*M", EVIDENCE)
     assert j.verdict == "refuted" and "disagrees with the ledger" in j.counterexample

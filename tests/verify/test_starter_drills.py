@@ -61,7 +61,7 @@ def test_drills_and_starter_checks_import_without_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, verify.known.formulas.drills, verify.judge.deck, verify.known.vocabulary, "
+    code = ("import sys, verify.known.formulas.drills, verify.judge, verify.known.vocabulary, "
             "verify.reading.coverage; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

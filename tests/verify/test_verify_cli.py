@@ -14,7 +14,7 @@ RUN_KEYS = {"impl", "stage", "world_size", "psi", "psi_padded", "bytes_per_eleme
 MEASURED_KEYS = {"param_bytes", "grad_bytes", "optim_bytes", "peak_bytes", "comm_payload_bytes",
                  "wire_bytes_sent"}
 CLAIM_KEYS = {"card", "claim_id", "text_zh", "text_en", "verdict", "predicted", "measured", "condition",
-              "reason_zh", "reason_en", "check", "judged"}
+              "reason_zh", "reason_en", "method", "evaluated", "counterexample", "counterexamples"}
 
 
 @pytest.mark.slow

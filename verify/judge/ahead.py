@@ -6,14 +6,15 @@ Per claim: the text/assertion drift (sympy's LaTeX parser: the slowest part of j
 symbolic verdict, and the measured side wherever it reads no run: the simulators (pipeline, ring, tree,
 speculative decoding, failures, KV allocator, FlashAttention IO) and the single-process experiments
 (mixed-precision state, number formats, GradScaler, activation checkpointing, saved activations); and then the
-whole verdict of such a claim, so that the parent neither parses nor judges it again. A child judges with an
-evidence object that raises ``NeedsRuns`` when touched, and starting ranks is refused there, so a claim that
-needs the sweep's runs or Gloo ranks is left to the parent. All the rest are pure functions of the cards, the
-ledger and this machine's torch, so the parent stores the children's results as its own: the same code on the
-same inputs, computed earlier. One child per core (``children``), each with whole cards (``split``), each from
-the start of its part; once the launches end the parent takes claims no child has started from the ends
-(``Ahead.steal``) and judges them itself, so every core works until the end. If a child fails, the parent
-judges its claims itself.
+whole verdict of such a claim, so that the parent neither parses nor judges it again. What a child works out
+is one ``verify.judge.prepared.Prepared``; ``collect`` merges them into ``Ahead.prepared``, which the parent
+passes to the judge. A child judges with an evidence object that raises ``NeedsRuns`` when touched, and
+starting ranks is refused there, so a claim that needs the sweep's runs or Gloo ranks is left to the parent.
+All the rest are pure functions of the cards, the ledger and this machine's torch, so the parent uses the
+children's results as its own: the same code on the same inputs, computed earlier. One child per core
+(``children``), each with whole cards (``split``), each from the start of its part; once the launches end the
+parent takes claims no child has started from the ends (``Ahead.steal``) and judges them itself, so every core
+works until the end. If a child fails, the parent judges its claims itself.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from verify.judge.prepared import Prepared
 from verify.reading.claims import Claim
 
 
@@ -41,60 +43,31 @@ class NoRuns:
 
 
 def compute(claims: Iterable[Claim]) -> dict[str, Any]:
-    """Drift, symbolic verdicts, every measurement that reads no run (simulators, single-process experiments)
-    and the whole verdict of every claim that needs no run, keyed by position in ``claims`` (in this process;
-    starting ranks is refused here)."""
+    """What ``Ahead``'s children compute, in this process (starting ranks is refused here): the ``Prepared``
+    work of every claim, the whole verdict of every claim that needs no run (keyed by position in ``claims``)
+    and the single-process experiments' results."""
     return _compute(enumerate(claims))
 
 
 def _compute(items: Iterable[tuple[int, Claim]]) -> dict[str, Any]:
-    from verify.judge.claim import DRIFT_AHEAD, _drift
-    from verify.judge.core import MEASURED_AHEAD, SYMBOLIC_AHEAD, _symbolic, measured
-    from verify.judge.deck import judge_one
+    from verify.judge.pipeline import judge
     from verify.known import vocabulary
     from verify.measure.launch import refuse_launches
-    from verify.reading.asserts import parse
 
-    drift: dict[tuple[str, str, str], tuple[str, ...]] = {}
-    symbolic: dict[str, Any] = {}
-    measured_ahead: dict[str, Any] = {}
+    prepared = Prepared()
     verdicts: dict[int, dict[str, Any]] = {}
-    caches: list[dict[Any, Any]] = [DRIFT_AHEAD, SYMBOLIC_AHEAD, MEASURED_AHEAD]
-    seeded = [(cache, dict(cache)) for cache in caches]
     refuse_launches(NeedsRuns("Gloo ranks"))  # the ranks' probes run in the parent, after the sweep
     try:
         for i, c in items:
-            if c.asserts:
-                try:
-                    parsed = parse(c.asserts)
-                    drift[(c.text_zh, c.text_en, c.asserts)] = _drift(c.text_zh, c.text_en, c.asserts)
-                    symbolic[c.asserts] = _symbolic(c.asserts)
-                except Exception:  # AssertError and the like: judged again (and the error reported) in the parent
-                    continue
-                if c.asserts not in measured_ahead:
-                    try:
-                        measured_ahead[c.asserts] = measured(parsed, NoRuns())
-                    except NeedsRuns:
-                        continue
-                    except Exception:
-                        continue
-                # nothing of this claim reads a run: its verdict, from what was just computed (seeded while here)
-                DRIFT_AHEAD[(c.text_zh, c.text_en, c.asserts)] = drift[(c.text_zh, c.text_en, c.asserts)]
-                SYMBOLIC_AHEAD[c.asserts] = symbolic[c.asserts]
-                MEASURED_AHEAD[c.asserts] = measured_ahead[c.asserts]
             try:
-                verdicts[i] = judge_one(c, NoRuns())
-            except NeedsRuns:
+                verdicts[i] = judge(c, NoRuns(), prepared)
+            except NeedsRuns:  # what was worked out before the judge touched the runs stays in ``prepared``
                 continue
-            except Exception:
+            except Exception:  # judged again (and the error reported) in the parent
                 continue
     finally:
         refuse_launches(None)
-        for cache, before in seeded:  # this process's caches as they were (a test may call this in-process)
-            cache.clear()
-            cache.update(before)
-    return {"drift": drift, "symbolic": symbolic, "measured": measured_ahead, "local": dict(vocabulary.LOCAL_RUNS),
-            "verdicts": verdicts}
+    return {"prepared": prepared, "local": dict(vocabulary.LOCAL_RUNS), "verdicts": verdicts}
 
 
 def _child(take: Callable[[], tuple[int, Claim] | None], path: str) -> None:
@@ -139,6 +112,7 @@ class Ahead:
         self.taken = ctx.Array("i", len(self.parts), lock=False)  # next index each child takes in its part
         self.limit = ctx.Array("i", [len(p) for p in self.parts], lock=False)  # where each child stops
         self.verdicts: dict[int, dict[str, Any]] = {}  # claim index -> verdict, judged whole by a child
+        self.prepared = Prepared()  # the children's work, merged by collect(): what the parent judges with
         self.dir = tempfile.mkdtemp(prefix="verify-ahead-")
         self.procs: list[tuple[Any, str]] = []
         for i in range(len(self.parts)):
@@ -170,12 +144,11 @@ class Ahead:
             return self.parts[i][int(self.limit[i])]
 
     def collect(self, timeout_s: float = 600.0) -> bool:
-        """Wait for the children, seed the caches and keep the verdicts they judged whole (``verdicts``); False
-        if any failed (what the others computed is still kept: the parent judges the rest itself)."""
+        """Wait for the children, merge their work into ``prepared`` and keep the verdicts they judged whole
+        (``verdicts``); False if any failed (what the others computed is still kept: the parent judges the rest
+        itself)."""
         import time
 
-        from verify.judge.claim import DRIFT_AHEAD
-        from verify.judge.core import MEASURED_AHEAD, SYMBOLIC_AHEAD
         from verify.known import vocabulary
 
         deadline = time.monotonic() + timeout_s
@@ -190,9 +163,7 @@ class Ahead:
                 continue
             with open(path, "rb") as f:
                 got = pickle.load(f)
-            DRIFT_AHEAD.update(got["drift"])
-            SYMBOLIC_AHEAD.update(got["symbolic"])
-            MEASURED_AHEAD.update(got["measured"])
+            self.prepared.update(got["prepared"])
             for key, value in got["local"].items():
                 vocabulary.LOCAL_RUNS.setdefault(key, value)
             self.verdicts.update(got["verdicts"])

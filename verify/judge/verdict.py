@@ -1,8 +1,12 @@
-"""A verdict and the sweep's evidence it is judged on (``verify.judge.claim`` judges from a claim's asserts).
+"""A verdict on one claim, as data: what was judged, the values evaluated, the counterexample and the condition.
 
-    python -m verify          # judges every claim of every card
+    python -m verify          # one verdict per claim of every card
 
-``missing-check`` stays a verdict for reports stored before claims stated what they assert.
+Verdicts: ``confirmed`` / ``refuted`` / ``conditional`` (true under a derived condition or a stated reading) /
+``unverifiable`` (nothing measures it, or why not) / ``mismatch`` (the quoted text states a number its
+assertion does not) / ``stale`` (the quoted text left the card) / ``error`` (the assertion does not parse, or
+judging it failed). The page, the quiz, the exports and the CLI render from these fields, never from the
+sentences in ``reason_en`` / ``reason_zh``.
 """
 
 from __future__ import annotations
@@ -10,8 +14,26 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# mismatch: the quoted text states a number its asserts does not; stale: the quoted text left the card
-VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error", "missing-check")
+VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error")
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """Where a relation fails and what it evaluates to there: ``at`` a point ("N = 2"), a configuration
+    ("N=2", "CPU b=16") or "" (for every value); ``value`` found, ``claimed`` (with its relation when not
+    ``==``, e.g. "<= 4"). ``text`` is how the report words it (several failing relations, or a note such as a
+    measurement that disagrees with the ledger)."""
+
+    at: str
+    value: str
+    claimed: str
+    text: str = ""
+
+    def __str__(self) -> str:
+        if self.text:
+            return self.text
+        where = f"{self.at}: " if self.at else ""
+        return f"{where}{self.value}, claimed {self.claimed}"
 
 
 @dataclass
@@ -22,12 +44,11 @@ class Verdict:
     reason_en: str
     reason_zh: str
     condition: str = ""
-    # "algorithmic" (payloads → ideal ring), "wire" (socket bytes), "memory", "arithmetic", "none"
-    judged: str = "algorithmic"
     extra: dict[str, Any] = field(default_factory=dict)
-    asserts: str = ""  # the claim's assertion (judged by verify.judge.core)
+    asserts: str = ""  # the claim's assertion
     evaluated: list[dict[str, Any]] = field(default_factory=list)  # per measured configuration
-    counterexample: str = ""
+    counterexample: str = ""  # the counterexamples as the report words them, "; "-joined
+    counterexamples: list[Counterexample] = field(default_factory=list)
     reading: str = ""
 
     def __post_init__(self) -> None:
@@ -36,35 +57,9 @@ class Verdict:
 
     @property
     def method(self) -> str:
-        """How the numbers were obtained: measured (ranks, profiler, sockets), simulated, calculated, or none."""
-        if "method" in self.extra:
-            return str(self.extra["method"])
-        return {"arithmetic": "calculated", "simulated": "simulated", "none": "none",
-                "asserts": "none"}.get(self.judged, "measured")
+        """How the numbers were obtained: measured (ranks, profiler, sockets), simulated, calculated,
+        construction, or none (nothing was evaluated)."""
+        return str(self.extra.get("method", "none"))
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "method": self.method}
-
-
-class MissingEvidence(LookupError):
-    """The sweep did not produce the run a check needs (e.g. PyTorch runs were skipped)."""
-
-
-@dataclass
-class Evidence:
-    runs: list[dict[str, Any]]
-    backend: str = "gloo"
-
-    @property
-    def world_sizes(self) -> list[int]:
-        """World sizes with runs; raises when there are none (an empty ``all()`` must not confirm)."""
-        sizes = sorted({r["world_size"] for r in self.runs})
-        if not sizes:
-            raise MissingEvidence("no runs: nothing was measured")
-        return sizes
-
-    def run(self, stage: str, n: int, impl: str = "reference") -> dict[str, Any]:
-        for r in self.runs:
-            if r["impl"] == impl and r["stage"] == stage and r["world_size"] == n:
-                return r
-        raise MissingEvidence(f"no run impl={impl!r} stage={stage!r} world_size={n}")

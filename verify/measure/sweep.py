@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -28,15 +28,11 @@ from verify.measure.stages import REFERENCE_STAGES, StageConfig
 from verify.measure.stages.collectives import NativeCollectives, RingCollectives
 from verify.measure.stages.torch_impls import TORCH_IMPLS, TorchImpl
 
-if TYPE_CHECKING:
-    from verify.reading.claims import Claim
-
 WARMUP_STEPS = 2
 RING_PEAK_PASSES = 2
 # PyTorch's variants that all-gather parameters during forward/backward: their peak is sampled over several passes
 # (FSDP2 without resharding gathers in forward and keeps the layers through backward: judged like ZeRO-3)
 GATHERING = frozenset({"torch-fsdp2-reshard", "torch-fsdp2-no-reshard"})
-PEAK_JUDGED = frozenset({"impl_peak_bytes"})  # the quantities judged on those variants' native peak passes
 
 
 @dataclass(frozen=True)
@@ -153,20 +149,6 @@ def _run_variant(variant: str, opts: SweepOptions) -> dict[str, Any]:
             out["master"] = master
     del st
     return out
-
-
-def peak_samples_for(claims: Iterable[Claim]) -> int:
-    """``SweepOptions.peak_samples`` for a deck: the default where a claim judges PyTorch's peak (``PEAK_JUDGED``,
-    the worst pass), else 1: the peak is then shown and judged by nothing (the passes were half the rank time)."""
-    from verify.reading.asserts import AssertError, names
-
-    for c in claims:
-        try:
-            if c.asserts and PEAK_JUDGED & {name for name, _ in names(c.asserts)}:
-                return SweepOptions.peak_samples
-        except AssertError:
-            continue  # reported by the judge
-    return 1
 
 
 def peak_passes(variant: str, opts: SweepOptions) -> int:

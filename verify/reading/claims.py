@@ -2,7 +2,7 @@
 
     python -c "from verify.reading.claims import read_cards; print(len(read_cards('cards')))"
 
-Front matter: a ``---`` line at byte 0, YAML, the next ``---`` line. Each claim has a stable kebab-case
+The file is read by ``verify.reading.cardfile`` (the reader the app uses too). Each claim has a stable kebab-case
 ``id`` (unique within its card), ``text: {zh, en}`` (the card's own wording, quoted: it must occur in the
 card, "..." standing for omitted words; "" where that language's text does not make the claim),
 ``section``, and what is judged: ``asserts`` (a sympy expression over ``verify.known.vocabulary``, e.g.
@@ -17,16 +17,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-import yaml
+from verify.reading.cardfile import CardFileError, CardText, read_text, split
 
 SECTIONS = ("summary", "insights", "derivation", "tradeoffs", "pitfalls", "follow_ups")
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-
-
-class CardFormatError(ValueError):
-    """A card's front matter or claims list is malformed; the message names the file and the claim."""
 
 
 @dataclass(frozen=True)
@@ -39,21 +34,7 @@ class Claim:
     asserts: str = ""
     reading: str = ""
     unverifiable: str = ""
-    check: str = ""  # always "": claims no longer name check functions (kept for stored reports)
     corpus: str = ""  # the card's sections and follow-ups, whitespace removed (for the stale check)
-
-
-def front_matter(text: str, source: str = "<card>") -> dict[str, Any]:
-    if not text.startswith("---\n"):
-        raise CardFormatError(f"{source}: front matter must start with '---' at byte 0")
-    end = text.find("\n---", 3)
-    if end < 0:
-        raise CardFormatError(f"{source}: front matter has no closing '---' line")
-    # libyaml's loader when the wheel has it (ten times faster: the server's start-up sync parses every card)
-    data = yaml.load(text[4:end + 1], Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    if not isinstance(data, dict):
-        raise CardFormatError(f"{source}: front matter is not a mapping")
-    return data
 
 
 def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
@@ -64,42 +45,40 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
 def _parse_claims(text: str, source: str) -> tuple[Claim, ...]:
     """Cached by the card's text: a sweep, the judge and the tests read the same cards many times (Claims are
     frozen, so callers share them safely)."""
-    data = front_matter(text, source)
+    card = split(text, source)
+    data = card.meta
     slug = data.get("slug")
     if not isinstance(slug, str) or not slug:
-        raise CardFormatError(f"{source}: missing slug")
+        raise CardFileError(source, "missing slug", line=2, hint="add 'slug: kebab-case-name' to the front matter")
     claims, seen = [], set()
-    card_corpus = corpus(text, data)  # one per card, shared by its claims
+    card_corpus = corpus(card)  # one per card, shared by its claims
     for i, c in enumerate(data.get("claims") or []):
-        where = f"{source}: claim #{i}"
+        where = f"claim #{i}"
         if not isinstance(c, dict):
-            raise CardFormatError(f"{where} is not a mapping")
+            raise CardFileError(source, f"{where} is not a mapping")
         cid, text_ = c.get("id"), c.get("text") or {}
         if not isinstance(cid, str) or not _ID.match(cid):
-            raise CardFormatError(f"{where}: id {cid!r} is not kebab-case")
+            raise CardFileError(source, f"{where}: id {cid!r} is not kebab-case")
         if cid in seen:
-            raise CardFormatError(f"{where}: duplicate id {cid!r}")
+            raise CardFileError(source, f"{where}: duplicate id {cid!r}")
         seen.add(cid)
         section = c.get("section") or ""  # optional, as in the app's card schema
         if section and section not in SECTIONS:
-            raise CardFormatError(f"{where} ({cid}): section {section!r} not in {SECTIONS}")
+            raise CardFileError(source, f"{where} ({cid}): section {section!r} not in {SECTIONS}")
         zh, en = str(text_.get("zh") or ""), str(text_.get("en") or "")
         if not zh and not en:
-            raise CardFormatError(f"{where} ({cid}): text has neither zh nor en")
-        if c.get("check"):
-            raise CardFormatError(f"{where} ({cid}): 'check' is gone: write what the claim asserts instead "
-                                  f"(asserts: 'model_state_bytes(zero3) == 16*Psi/N'; vocabulary in verify/README.md)")
-        extra = sorted(set(c) - {"id", "text", "section", "asserts", "reading", "unverifiable", "check"})
+            raise CardFileError(source, f"{where} ({cid}): text has neither zh nor en")
+        extra = sorted(set(c) - {"id", "text", "section", "asserts", "reading", "unverifiable"})
         if extra:
-            raise CardFormatError(f"{where} ({cid}): unknown field(s) {extra} (claims take id, text, section, "
+            raise CardFileError(source, f"{where} ({cid}): unknown field(s) {extra} (claims take id, text, section, "
                                   f"asserts, reading, unverifiable)")
         fields = {k: c.get(k) for k in ("asserts", "reading", "unverifiable")}
         for k, val in fields.items():
             if val is not None and not isinstance(val, str):
-                raise CardFormatError(f"{where} ({cid}): {k} must be a string (quote it in YAML)")
+                raise CardFileError(source, f"{where} ({cid}): {k} must be a string (quote it in YAML)")
         claims.append(Claim(slug, cid, zh, en, section, str(fields["asserts"] or "").strip(),
                             str(fields["reading"] or "").strip(), str(fields["unverifiable"] or "").strip(),
-                            "", card_corpus))
+                            card_corpus))
     return tuple(claims)
 
 
@@ -107,11 +86,10 @@ def _squash(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def corpus(text: str, data: dict[str, Any]) -> str:
+def corpus(card: CardText) -> str:
     """The card's words a claim may quote: the body after the front matter and every follow-up."""
-    end = text.find("\n---", 3)
-    parts = [text[end + 4:]]
-    for fu in data.get("follow_ups") or []:
+    parts = [card.body]
+    for fu in card.meta.get("follow_ups") or []:
         if isinstance(fu, dict):
             for part in ("question", "answer"):
                 value = fu.get(part) or {}
@@ -145,5 +123,5 @@ def read_cards(folder: str | Path) -> list[Claim]:
     for path in sorted(Path(folder).glob("*.md")):
         if path.name.lower() == "readme.md":
             continue
-        out.extend(parse_claims(path.read_text(encoding="utf-8"), str(path)))
+        out.extend(parse_claims(read_text(path), str(path)))
     return out

@@ -17,7 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from verify.reading.claims import front_matter, parse_claims
+from verify.reading.cardfile import CardText, read_text, split
+from verify.reading.claims import parse_claims
 from verify.reading.textnums import is_notation, statements
 
 COUNTED = ("formula", "multiplier", "percent", "size", "psi", "bytes")
@@ -38,12 +39,11 @@ class Coverage:
         return len(self.checked) / len(self.found) if self.found else 1.0
 
 
-def _texts(text: str, data: dict[str, Any]) -> dict[str, str]:
+def texts(card: CardText) -> dict[str, str]:
     """The card's prose per language: each ``## zh`` / ``## en`` block of the body, and the follow-ups."""
-    body = text[text.find("\n---", 3) + 4:]
     out: dict[str, list[str]] = {"zh": [], "en": []}
     lang = None
-    for line in body.splitlines():
+    for line in card.body.splitlines():
         head = re.fullmatch(r"##\s+(zh|en)\s*", line)
         if head:
             lang = head.group(1)
@@ -51,7 +51,7 @@ def _texts(text: str, data: dict[str, Any]) -> dict[str, str]:
             lang = None
         elif lang:
             out[lang].append(line)
-    for fu in data.get("follow_ups") or []:
+    for fu in card.meta.get("follow_ups") or []:
         for lg in ("zh", "en"):
             out[lg].append(str((fu.get("answer") or {}).get(lg) or ""))
     return {lg: "\n".join(lines) for lg, lines in out.items()}
@@ -62,15 +62,15 @@ def _key(st_text: str) -> str:
 
 
 def card_coverage(path: str | Path) -> Coverage:
-    return text_coverage(Path(path).read_text(encoding="utf-8"), str(path))
+    return text_coverage(read_text(path), str(path))
 
 
 def text_coverage(text: str, source: str = "<card>") -> Coverage:
     """Coverage of one card file's text (front matter with claims, then the body)."""
-    data = front_matter(text, source)
+    card = split(text, source)
     claims = [c for c in parse_claims(text, source) if c.asserts or c.unverifiable]
-    cov = Coverage(str(data.get("slug")))
-    for lang, prose in _texts(text, data).items():
+    cov = Coverage(str(card.meta.get("slug")))
+    for lang, prose in texts(card).items():
         quoted = [getattr(c, f"text_{lang}") for c in claims]
         in_claims = {_key(st.text) for q in quoted for st in statements(q)}
         seen: set[str] = set()

@@ -25,8 +25,8 @@ import sympy as sp
 import yaml
 
 from verify.known.vocabulary import ARG_VALUES, QUANTITIES, SYMBOLS
-from verify.reading.claims import front_matter
-from verify.reading.coverage import COUNTED, _texts
+from verify.reading.cardfile import read_card
+from verify.reading.coverage import COUNTED, texts
 from verify.reading.textnums import Statement, is_notation, statements
 
 _STAGE = re.compile(r"ZeRO-?([123])|阶段\s*([123])|stage\s*([123])|\b(DDP|baseline|standard data parallel\w*)|"
@@ -157,11 +157,9 @@ def _by_word(st: Statement, sentence: str, stage: str | None, psi: sp.Symbol, n:
 
 def suggest(path: str | Path) -> tuple[list[Proposal], list[str]]:
     """(proposals, unchecked statements) for one card file."""
-    text = Path(path).read_text(encoding="utf-8")
-    data = front_matter(text, str(path))
     proposals: list[Proposal] = []
     unchecked: list[str] = []
-    for lang, prose in _texts(text, data).items():
+    for lang, prose in texts(read_card(path)).items():
         for paragraph in prose.split("\n"):
             context: str | None = None
             for sentence in _SENTENCE.split(paragraph):
@@ -201,12 +199,11 @@ def as_claims(props: list[Proposal], existing: set[str]) -> list[dict[str, Any]]
 def write(path: str | Path, props: list[Proposal]) -> int:
     """Append the proposals to the card's ``claims:`` (front matter rewritten with PyYAML); returns how many."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    end = text.find("\n---", 3)
-    data = yaml.safe_load(text[4:end + 1]) or {}
+    card = read_card(path)
+    data = dict(card.meta)
     claims = list(data.get("claims") or [])
     new = as_claims(props, {str(c.get("id")) for c in claims if isinstance(c, dict)})
     data["claims"] = claims + new
     head = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120)
-    path.write_text("---\n" + head + text[end + 1:], encoding="utf-8")
+    path.write_text("---\n" + head + "---\n" + card.body, encoding="utf-8")
     return len(new)

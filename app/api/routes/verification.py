@@ -41,15 +41,15 @@ class RunPublic(BaseModel):
 
 class VerdictPublic(BaseModel):
     claim_id: str
-    check: str
     verdict: str
-    judged: str
     method: str
     text_zh: str
     text_en: str
     predicted: Any
     measured: Any
     condition: str
+    evaluated: list[dict[str, Any]]  # per measured configuration: config, quantities, relations (value, claimed)
+    counterexamples: list[dict[str, str]]  # where a relation fails: at, value, claimed, text
     reason_zh: str
     reason_en: str
 
@@ -69,9 +69,10 @@ def run_public(run: VerificationRun) -> RunPublic:
 
 
 def verdict_public(v: ClaimVerdict) -> VerdictPublic:
-    return VerdictPublic(claim_id=v.claim_key, check=v.check, verdict=v.verdict, judged=v.judged, method=v.method,
-                         text_zh=v.text_zh, text_en=v.text_en, predicted=v.predicted, measured=v.measured,
-                         condition=v.condition, reason_zh=v.reason_zh, reason_en=v.reason_en)
+    return VerdictPublic(claim_id=v.claim_key, verdict=v.verdict, method=v.method, text_zh=v.text_zh,
+                         text_en=v.text_en, predicted=v.predicted, measured=v.measured, condition=v.condition,
+                         evaluated=list(v.evaluated or []), counterexamples=list(v.counterexamples or []),
+                         reason_zh=v.reason_zh, reason_en=v.reason_en)
 
 
 @router.get("/api/cards/{slug}/verification", response_model=CardVerification,

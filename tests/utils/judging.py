@@ -1,0 +1,35 @@
+"""An assertion judged on its own: a claim that quotes nothing and asserts ``asserts``, through ``verify.judge``.
+
+The judge has one door (``verify.judge.judge``); tests that probe an assertion (a doctored run, a mutated
+formula) go through it like any card's claim, so what they see is what a card would get.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from verify.judge import Prepared, judge
+from verify.reading.claims import Claim
+
+
+@dataclass(frozen=True)
+class Judged:
+    verdict: str
+    condition: str
+    counterexample: str
+    evaluated: list[dict[str, Any]]
+    method: str
+    raw: dict[str, Any]
+
+
+def judge_assertion(asserts: str, evidence: Any, reading: str = "") -> Judged:
+    got = judge(Claim(card="t", claim_id="t", text_zh="", text_en="", section="", asserts=asserts,
+                      reading=reading), evidence)
+    return Judged(got["verdict"], got["condition"], got["counterexample"], got["evaluated"], got["method"], got)
+
+
+def judge_all(claims: list[Claim], evidence: Any) -> list[dict[str, Any]]:
+    """Every claim's verdict, as ``python -m verify`` judges a deck: one ``Prepared`` shared by the claims."""
+    prepared = Prepared()
+    return [judge(c, evidence, prepared) for c in claims]

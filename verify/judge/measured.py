@@ -1,0 +1,122 @@
+"""The measured side of a verdict: each quantity read in every configuration of the evidence.
+
+    python -m verify   # the ZeRO sweep's runs, the Gloo probes, simulators and single-process experiments
+
+In every configuration (each N that ran, with that run's Ψ_pad; each simulated case; each experiment's shape)
+each quantity's measured value is compared with its ledger value (a disagreement refutes: the ledger or the
+implementation is wrong) and the assertion is evaluated on the measured values, shown next to the claim.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from verify.judge.symbolic import fmt, holds
+from verify.known import vocabulary
+from verify.known.vocabulary import FAMILIES, QUANTITIES, RERUNNABLE, SYMBOLS, Config, MeterUnavailable
+from verify.reading.asserts import Parsed
+
+
+def _same(a: sp.Expr, b: sp.Expr, tol: sp.Expr | int = 0) -> bool:
+    a, b = sp.nsimplify(a, rational=True), sp.nsimplify(b, rational=True)
+    if a == b:
+        return True
+    if a.is_number and b.is_number:
+        return bool(abs(a - b) <= max(abs(b) * sp.Rational(1, 10**9), tol))
+    return False
+
+
+def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
+    if any(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative) for rel in parsed.relations):
+        return []  # a derivative is of the ledger's formula: one measured point has none
+    families = {QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
+    if len(families) != 1 or (family := families.pop()) not in FAMILIES:
+        return []
+    fixed = [a.fixed for a in parsed.atoms.values()]
+    if family == "zero" and evidence is None:
+        return []
+    if family in RERUNNABLE and all(fixed):
+        return [Config("at the claim's values", {})]
+    try:
+        configs = FAMILIES[family](evidence)
+    except LookupError:
+        return []
+    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
+        # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
+        # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
+        want = {k: sp.sympify(x) for f in fixed for k, x in f}
+        return [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+    return configs
+
+
+def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """Per configuration: each quantity measured vs ledger, and the assertion's sides on the measured values.
+
+    Returns (rows, disagreements): a disagreement is a quantity whose measurement differs from its ledger value.
+    """
+    rows, bad = [], []
+    for cfg in configurations(parsed, evidence):
+        values: dict[sp.Symbol, Any] = {SYMBOLS[k]: v for k, v in cfg.values.items()}
+        meas: dict[sp.Symbol, sp.Expr] = {}
+        row: dict[str, Any] = {"config": cfg.label, "quantities": {}}
+        run_symbols: dict[str, Any] = {}
+        try:
+            for sym, atom in parsed.atoms.items():
+                q = QUANTITIES[atom.quantity]
+                fixed = {k: sp.sympify(x).subs(values) for k, x in atom.fixed}  # m=4*p at p = 4: 16
+                at_cfg = Config(cfg.label, {**cfg.values, **fixed}, cfg.where)
+                why = vocabulary.unavailable_here(q, evidence)
+                if why:
+                    raise MeterUnavailable(why)
+                got = q.measure(evidence, at_cfg, atom.args) if q.measure else None
+                if got is None:
+                    raise LookupError(f"{atom.label()} not measured")
+                value, syms = got
+                run_symbols = run_symbols or syms
+                # per-Ψ quantities: rescale this run's Ψ_pad to the model's Ψ so stages compare
+                meas[sym] = value * sp.Rational(syms["psi"], syms["Psi"]) if q.per_psi and "psi" in syms else value
+                at = {**values, **{SYMBOLS[k]: x for k, x in syms.items() if k in SYMBOLS},
+                      **{SYMBOLS[k]: x for k, x in at_cfg.values.items()}}  # fixed values, evaluated here
+                led = q.ledger(atom.args)
+                entry = {"measured": fmt(value)}
+                if led is not None:
+                    lv = led.subs(at)
+                    entry["ledger"] = fmt(lv)
+                    if not _same(value, lv, sp.sympify(q.tolerance).subs(at)):
+                        bad.append(f"{cfg.label}: {atom.label()} measured {fmt(value)}, ledger {fmt(lv)}")
+                row["quantities"][atom.label()] = entry
+        except LookupError as e:
+            row["skipped"] = str(e)
+            row["unavailable"] = isinstance(e, MeterUnavailable)
+            rows.append(row)
+            continue
+        env = {**values, **{SYMBOLS[k]: x for k, x in run_symbols.items() if k in SYMBOLS}}
+        if "psi" in run_symbols:
+            env[SYMBOLS["Psi"]] = run_symbols["psi"]
+        row["symbols"] = {str(k): fmt(x) for k, x in env.items()}
+        sides, all_hold = [], True
+        for rel in parsed.relations:
+            lhs = sp.sympify(rel.lhs).xreplace(meas).subs(env).doit()
+            rhs = sp.sympify(rel.rhs).xreplace(meas).subs(env).doit()
+            # a measurement's own tolerance (profiler peaks: ± ½ unit) carries into the relation it is in
+            tol = max([rel.tol, *(sp.sympify(QUANTITIES[parsed.atoms[x].quantity].tolerance).subs(env)
+                                  for x in sp.sympify(rel.lhs - rel.rhs).free_symbols if x in parsed.atoms)])
+            op = "≈" if rel.op == "==" and tol else rel.op
+            ok = holds(op, lhs, rhs, tol)
+            sides.append({"value": fmt(lhs), "claimed": fmt(rhs), "op": rel.op, "holds": ok})
+            all_hold = all_hold and bool(ok)
+        row["relations"], row["holds"] = sides, all_hold
+        rows.append(row)
+    return rows, bad
+
+
+def method_of(parsed: Parsed, rows: list[dict[str, Any]]) -> str:
+    judged = [r for r in rows if "relations" in r]
+    methods = {QUANTITIES[a.quantity].method for a in parsed.atoms.values()}
+    if "construction" in methods:  # holds because the reference code was written so: never "measured"
+        return "construction"
+    if judged:  # the weakest method among the quantities names the claim's: a calculated factor is never "measured"
+        return next(m for m in ("calculated", "simulated", "measured") if m in methods)
+    return "calculated"
