@@ -51,8 +51,8 @@ def _compute(items: Iterable[tuple[int, Claim]]) -> dict[str, Any]:
     from verify.judge.claim import DRIFT_AHEAD, _drift
     from verify.judge.core import MEASURED_AHEAD, SYMBOLIC_AHEAD, _symbolic, measured
     from verify.judge.deck import judge_one
-    from verify.known import vocabulary
     from verify.measure.launch import refuse_launches
+    from verify.measure.probes import LOCAL_RUNS
     from verify.reading.asserts import parse
 
     drift: dict[tuple[str, str, str], tuple[str, ...]] = {}
@@ -93,7 +93,7 @@ def _compute(items: Iterable[tuple[int, Claim]]) -> dict[str, Any]:
         for cache, before in seeded:  # this process's caches as they were (a test may call this in-process)
             cache.clear()
             cache.update(before)
-    return {"drift": drift, "symbolic": symbolic, "measured": measured_ahead, "local": dict(vocabulary.LOCAL_RUNS),
+    return {"drift": drift, "symbolic": symbolic, "measured": measured_ahead, "local": LOCAL_RUNS.export(),
             "verdicts": verdicts}
 
 
@@ -176,7 +176,7 @@ class Ahead:
 
         from verify.judge.claim import DRIFT_AHEAD
         from verify.judge.core import MEASURED_AHEAD, SYMBOLIC_AHEAD
-        from verify.known import vocabulary
+        from verify.measure.probes import LOCAL_RUNS
 
         deadline = time.monotonic() + timeout_s
         ok = True
@@ -193,8 +193,7 @@ class Ahead:
             DRIFT_AHEAD.update(got["drift"])
             SYMBOLIC_AHEAD.update(got["symbolic"])
             MEASURED_AHEAD.update(got["measured"])
-            for key, value in got["local"].items():
-                vocabulary.LOCAL_RUNS.setdefault(key, value)
+            LOCAL_RUNS.adopt(got["local"])
             self.verdicts.update(got["verdicts"])
         self._remove()
         return ok

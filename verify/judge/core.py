@@ -25,7 +25,7 @@ from typing import Any
 import sympy as sp
 
 from verify.known import vocabulary
-from verify.known.vocabulary import FAMILIES, QUANTITIES, RERUNNABLE, SPEC_OF, SYMBOLS, Config, MeterUnavailable
+from verify.known.vocabulary import FAMILIES, QUANTITIES, SPEC_OF, SYMBOLS, Config, MeterUnavailable
 from verify.reading.asserts import Parsed, Relation
 
 _RANK = {"confirmed": 0, "conditional": 1, "refuted": 2}
@@ -189,10 +189,10 @@ def _symbolic(source: str) -> Outcome | None:
 def reset_caches() -> None:
     """Forget cached ledger formulas and verdicts (tests that mutate a formula call this)."""
     from verify.judge.claim import DRIFT_AHEAD, _drift  # the text/assertion pairing reads the ledger's values too
-    from verify.known.vocabulary import _ledger
+    from verify.known.vocabulary import ledger_formula
     from verify.reading.asserts import _parse
 
-    _ledger.cache_clear()
+    ledger_formula.cache_clear()
     _parse.cache_clear()
     _symbolic.cache_clear()
     _drift.cache_clear()
@@ -228,13 +228,13 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
     fixed = [a.fixed for a in parsed.atoms.values()]
     if family == "zero" and evidence is None:
         return []
-    if family in RERUNNABLE and all(fixed):
+    if FAMILIES[family].rerunnable and all(fixed):
         return [Config("at the claim's values", {})]
     try:
-        configs = FAMILIES[family](evidence)
+        configs = FAMILIES[family].configurations(evidence)
     except LookupError:
         return []
-    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
+    if not FAMILIES[family].rerunnable and family != "checkpoint" and any(fixed):
         # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
         # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
         want = {k: sp.sympify(x) for f in fixed for k, x in f}
