@@ -14,33 +14,31 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from verify.known.drills import (
-    activations,
-    checkpoints,
-    collectives,
-    data_parallel,
-    model_parallel,
-    numerics,
-    offload,
-    pipeline,
-    serving,
-    transformer,
-)
+from verify.known.drills.activations import DRILLS as ACTIVATIONS
+from verify.known.drills.checkpoints import DRILLS as CHECKPOINTS
+from verify.known.drills.collectives import DRILLS as COLLECTIVES
+from verify.known.drills.data_parallel import DRILLS as DATA_PARALLEL
+from verify.known.drills.model_parallel import DRILLS as MODEL_PARALLEL
+from verify.known.drills.numerics import DRILLS as NUMERICS
+from verify.known.drills.offload import DRILLS as OFFLOAD
+from verify.known.drills.pipeline import DRILLS as PIPELINE
 from verify.known.drills.records import Drill, Worked, tex_number
+from verify.known.drills.serving import DRILLS as SERVING
+from verify.known.drills.transformer import DRILLS as TRANSFORMER
 
 __all__ = ["DRILLS", "Drill", "Worked", "answer", "drills_for_card", "new_params", "question", "tex_number", "worked"]
 
-SUBJECTS = (collectives, numerics, data_parallel, offload, activations, model_parallel, pipeline, serving,
-            checkpoints, transformer)
+# the subjects' drills, in the quiz's order
+SUBJECTS = (COLLECTIVES, NUMERICS, DATA_PARALLEL, OFFLOAD, ACTIVATIONS, MODEL_PARALLEL, PIPELINE, SERVING, CHECKPOINTS,
+            TRANSFORMER)
 
 
 def _registry() -> dict[str, Drill]:
     out: dict[str, Drill] = {}
-    for subject in SUBJECTS:
-        for d in subject.DRILLS:
-            if d.key in out:
-                raise ValueError(f"drill {d.key!r} is declared twice ({subject.__name__})")
-            out[d.key] = d
+    for d in (d for subject in SUBJECTS for d in subject):
+        if d.key in out:
+            raise ValueError(f"drill {d.key!r} is declared twice")
+        out[d.key] = d
     return out
 
 

@@ -41,6 +41,11 @@ def per_unit(*, mode: Any, n: Any, root: bool = False) -> dict[str, Any]:
     }
 
 
+def ring_volume(*, mode: Any, n: Any, psi: Any) -> Any:
+    """Elements a rank sends per step for a (non-root) unit of ``psi`` parameters with ideal ring collectives."""
+    return per_unit(mode=mode, n=n)["ring_volume_per_psi"] * psi
+
+
 def calls_per_step(*, mode: Any, n: Any, units: Any, collective: str, phase: str) -> Any:
     """Collective calls of one kind in one phase of a step over a model of ``units`` FSDP units, one of them the
     root (which follows False under ``mode=None``); 0 for a collective FSDP2 does not call then."""

@@ -87,7 +87,7 @@ def _per_unit(reshard: str, key: str) -> Any:
 def _ring_volume(reshard: str) -> Any:
     if reshard == "reshard_default":
         raise ValueError("reshard_default mixes True (blocks) and False (root): no single volume")
-    return _per_unit(reshard, "ring_volume_per_psi") * Psi
+    return fsdp.ring_volume(mode=_MODE[reshard], n=N, psi=Psi)
 
 
 def _backward_group(reshard: str) -> Any:
