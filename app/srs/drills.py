@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.srs.answers import AnswerError, parse_number
+from verify.known import drills as formula_drills
 from verify.known import ledger
-from verify.known.formulas import drills as formula_drills
-from verify.known.formulas.drills import Worked, tex_number
+from verify.known.drills import Worked, tex_number
 
 TOLERANCE = 0.01  # relative
 GB = 1e9  # bytes (decimal gigabytes, as the question says)
@@ -53,7 +53,7 @@ def card_has_drills(asserts: list[str]) -> bool:
 
 def drill_keys(slug: str, asserts: list[str]) -> list[str]:
     """Every drill a card gets: the ZeRO ledger drills (claims judged by ZeRO checks) and the starter deck's
-    formula drills registered for its slug in ``verify.known.formulas.drills`` (the formulas its checks use)."""
+    formula drills registered for its slug in ``verify.known.drills`` (the formulas its claims are judged by)."""
     keys = list(DRILL_KEYS) if card_has_drills(asserts) else []
     return keys + [d.key for d in formula_drills.drills_for_card(slug)]
 

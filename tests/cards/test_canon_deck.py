@@ -11,7 +11,7 @@ from app.cards.cardfile import load_card_file
 from app.cards.schema import SECTION_KEYS, CardDoc
 from app.render.math import math_problems
 from tests.utils.starter import CARDS
-from verify.known.formulas.drills import answer, drills_for_card, new_params
+from verify.known.drills import answer, drills_for_card, new_params
 from verify.reading.coverage import card_coverage
 
 CANON_B = ("sequence-parallelism", "expert-parallelism-moe", "3d-parallelism", "gradient-accumulation",

@@ -12,7 +12,7 @@ from app.auth.users import create_user
 from app.models import Card, ReviewItem
 from app.review.service import item_view
 from app.srs import drills
-from verify.known.formulas import drills as formula_drills
+from verify.known import drills as formula_drills
 
 
 def test_every_starter_drill_is_an_item_of_its_card(client: TestClient) -> None:

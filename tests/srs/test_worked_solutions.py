@@ -11,8 +11,8 @@ from sympy.parsing.latex import parse_latex
 
 from app.srs import drills
 from app.srs.items import drill_faces
+from verify.known import drills as formula_drills
 from verify.known import ledger
-from verify.known.formulas import drills as formula_drills
 
 KEYS = list(drills.DRILL_KEYS) + list(formula_drills.DRILLS)
 

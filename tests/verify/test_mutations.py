@@ -74,7 +74,7 @@ def _with_k14(mp: MP) -> None:  # ledger K 12 → 14 (bytes of optimizer state p
 
 
 def _ring_factor_1(mp: MP) -> None:  # an all-reduce costs one pass instead of two
-    mp.setitem(ledger.RING_FACTOR, "all_reduce", 1.0)
+    mp.setitem(coll._PASSES, "all_reduce", 1)
 
 
 def _zero3_without_backward_gather(mp: MP) -> None:
@@ -244,7 +244,7 @@ def test_a_wrong_card_number_is_a_mismatch(tmp_path: Path, runs: list[dict[str, 
 def _measured_names(claims: list[Claim]) -> list[str]:
     """Measured quantities the claims name; the LLM-arithmetic families have their own, cheaper meter test
     (tests/verify/test_llm_cards.py, one claim per quantity)."""
-    from verify.known.vocabulary_arith import LLM_FAMILIES
+    from tests.verify.test_llm_cards import LLM_FAMILIES
 
     used = {n for c in claims for n in QUANTITIES if f"{n}(" in c.asserts}
     return sorted(n for n in used if QUANTITIES[n].measure is not None and QUANTITIES[n].family not in LLM_FAMILIES)

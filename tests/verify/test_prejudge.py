@@ -15,7 +15,8 @@ from verify.judge.ahead import Ahead
 from verify.judge.drift import drift
 from verify.judge.pipeline import reset_caches
 from verify.judge.symbolic import symbolic
-from verify.known import ledger, vocabulary
+from verify.known import ledger
+from verify.measure.probes import LOCAL_RUNS
 from verify.reading.asserts import parse
 from verify.reading.claims import Claim, read_cards
 
@@ -39,15 +40,19 @@ def claims() -> Iterator[list[Claim]]:
 def test_the_child_computes_what_the_parent_would(claims: list[Claim], monkeypatch: pytest.MonkeyPatch) -> None:
     before = judge_all(claims, Evidence([]))  # judged in this process, nothing ahead
     reset_caches()
-    monkeypatch.setattr(vocabulary, "LOCAL_RUNS", {})  # the child starts without this process's experiments
-    ahead = Ahead(claims)
-    assert ahead.collect(timeout_s=240)
+    kept = LOCAL_RUNS.export()
+    LOCAL_RUNS.clear()  # the child starts without this process's experiments
+    try:
+        ahead = Ahead(claims)
+        assert ahead.collect(timeout_s=240)
+        # the numerics claim's single-process experiment ran in the child and came back
+        assert ("mixed_precision_state",) in LOCAL_RUNS.export()
+    finally:
+        LOCAL_RUNS.adopt(kept)
     for c in claims:
         key = (c.text_zh, c.text_en, c.asserts)
         assert ahead.prepared.drift[key] == drift(*key)
         assert ahead.prepared.symbolic[c.asserts] == symbolic(parse(c.asserts))
-    # the numerics claim's single-process experiment ran in the child and came back
-    assert ("mixed_precision_state",) in vocabulary.LOCAL_RUNS
     # measured sides that read no run (the pipeline simulator, the numerics experiment) came back whole; the
     # ZeRO claims read the sweep's runs: left to this process
     by_id = {c.claim_id: c.asserts for c in claims}

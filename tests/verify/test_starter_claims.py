@@ -19,7 +19,8 @@ import pytest
 from tests.utils.judging import judge_all
 from tests.utils.starter import CARDS, STARTER
 from verify.judge import Evidence
-from verify.known import vocabulary
+from verify.known.vocabulary import model_parallel
+from verify.measure.probes import LOCAL_RUNS
 from verify.reading.claims import read_cards
 
 ALL_CLAIMS = [c for c in read_cards(CARDS) if c.card in STARTER]
@@ -196,10 +197,10 @@ def _claim(slug: str, claim: str) -> dict[str, Any]:
 @pytest.mark.timeout(600)
 @pytest.mark.usefixtures("fresh")
 def test_a_tp_layer_with_an_extra_all_reduce_refutes(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = vocabulary._tp()
+    real = model_parallel._tp()
     fake = copy.deepcopy(real)
     fake["records"].append({**next(r for r in real["records"] if r["phase"] == "forward"), "phase": "forward"})
-    monkeypatch.setattr(vocabulary, "_tp", lambda: fake)
+    monkeypatch.setattr(model_parallel, "_tp", lambda: fake)
     got = _claim("tensor-parallelism", "tp-allreduces-per-layer")
     assert got["verdict"] == "refuted" and "tp_allreduces_per_layer(forward) measured 3, ledger 2" in got[
         "counterexample"]
@@ -216,8 +217,7 @@ def test_a_model_state_without_master_weights_refutes(monkeypatch: pytest.Monkey
             return {"8": {"saved_bytes": 800, "model_state_bytes": 10}}
         raise AssertionError(name)
 
-    monkeypatch.setattr(vocabulary, "_local", fake)
-    monkeypatch.setattr(vocabulary, "_saved", lambda: fake("saved_activation_bytes"))
+    monkeypatch.setattr(LOCAL_RUNS, "get", fake)
     got = _claim("mixed-precision-memory", "mixed-precision-16-bytes")
     assert got["verdict"] == "refuted"
     assert "bytes_per_param(mixed_adam, master) measured 0, ledger 4" in got["counterexample"]
@@ -226,9 +226,8 @@ def test_a_model_state_without_master_weights_refutes(monkeypatch: pytest.Monkey
 @pytest.mark.usefixtures("fresh")
 def test_activations_that_do_not_grow_with_the_batch_refute(monkeypatch: pytest.MonkeyPatch) -> None:
     runs = {"8": {"saved_bytes": 800, "model_state_bytes": 10}, "16": {"saved_bytes": 800, "model_state_bytes": 10}}
-    monkeypatch.setattr(vocabulary, "_saved", lambda: runs)
-    monkeypatch.setattr(vocabulary, "_local", lambda name, *a: {"psi": 1, "bytes": {
-        "param": 2, "grad": 2, "master": 4, "adam_m_v": 8, "adam_step_counters": 0}})
+    state = {"psi": 1, "bytes": {"param": 2, "grad": 2, "master": 4, "adam_m_v": 8, "adam_step_counters": 0}}
+    monkeypatch.setattr(LOCAL_RUNS, "get", lambda name, *a: runs if name == "saved_activation_bytes" else state)
     got = _claim("mixed-precision-memory", "activations-outside-16psi")
     assert got["verdict"] == "refuted" and got["counterexample"].startswith("CPU b=16")
 

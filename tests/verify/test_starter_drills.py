@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from tests.utils.starter import STARTER
-from verify.known.formulas import drills, pipeline
+from verify.known import drills
+from verify.known.formulas import pipeline
 
 
 @pytest.mark.parametrize("slug", STARTER)
@@ -61,7 +62,7 @@ def test_drills_and_starter_checks_import_without_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, verify.known.formulas.drills, verify.judge, verify.known.vocabulary, "
+    code = ("import sys, verify.known.drills, verify.judge, verify.known.vocabulary, "
             "verify.reading.coverage; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -51,8 +51,8 @@ def compute(claims: Iterable[Claim]) -> dict[str, Any]:
 
 def _compute(items: Iterable[tuple[int, Claim]]) -> dict[str, Any]:
     from verify.judge.pipeline import judge
-    from verify.known import vocabulary
     from verify.measure.launch import refuse_launches
+    from verify.measure.probes import LOCAL_RUNS
 
     prepared = Prepared()
     verdicts: dict[int, dict[str, Any]] = {}
@@ -67,7 +67,7 @@ def _compute(items: Iterable[tuple[int, Claim]]) -> dict[str, Any]:
                 continue
     finally:
         refuse_launches(None)
-    return {"prepared": prepared, "local": dict(vocabulary.LOCAL_RUNS), "verdicts": verdicts}
+    return {"prepared": prepared, "local": LOCAL_RUNS.export(), "verdicts": verdicts}
 
 
 def _child(take: Callable[[], tuple[int, Claim] | None], path: str) -> None:
@@ -149,7 +149,7 @@ class Ahead:
         itself)."""
         import time
 
-        from verify.known import vocabulary
+        from verify.measure.probes import LOCAL_RUNS
 
         deadline = time.monotonic() + timeout_s
         ok = True
@@ -164,8 +164,7 @@ class Ahead:
             with open(path, "rb") as f:
                 got = pickle.load(f)
             self.prepared.update(got["prepared"])
-            for key, value in got["local"].items():
-                vocabulary.LOCAL_RUNS.setdefault(key, value)
+            LOCAL_RUNS.adopt(got["local"])
             self.verdicts.update(got["verdicts"])
         self._remove()
         return ok

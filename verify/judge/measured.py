@@ -15,7 +15,7 @@ import sympy as sp
 
 from verify.judge.symbolic import fmt, holds
 from verify.known import vocabulary
-from verify.known.vocabulary import FAMILIES, QUANTITIES, RERUNNABLE, SYMBOLS, Config, MeterUnavailable
+from verify.known.vocabulary import FAMILIES, QUANTITIES, SYMBOLS, Config, MeterUnavailable
 from verify.reading.asserts import Parsed
 
 
@@ -37,13 +37,13 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
     fixed = [a.fixed for a in parsed.atoms.values()]
     if family == "zero" and evidence is None:
         return []
-    if family in RERUNNABLE and all(fixed):
+    if FAMILIES[family].rerunnable and all(fixed):
         return [Config("at the claim's values", {})]
     try:
-        configs = FAMILIES[family](evidence)
+        configs = FAMILIES[family].configurations(evidence)
     except LookupError:
         return []
-    if family not in RERUNNABLE and family != "checkpoint" and any(fixed):
+    if not FAMILIES[family].rerunnable and family != "checkpoint" and any(fixed):
         # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
         # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
         want = {k: sp.sympify(x) for f in fixed for k, x in f}

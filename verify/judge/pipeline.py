@@ -146,9 +146,9 @@ def reset_caches() -> None:
     """Forget every cached parse, ledger formula and verdict (tests that mutate a formula call this)."""
     from verify.judge import drift as drift_module
     from verify.judge import symbolic as symbolic_module
-    from verify.known.vocabulary import _ledger
+    from verify.known.vocabulary import ledger_formula
     from verify.reading.asserts import _parse
 
-    for cache in (_ledger, _parse, symbolic_module._symbolic, drift_module._drift):
+    for cache in (ledger_formula, _parse, symbolic_module._symbolic, drift_module._drift):
         cache.cache_clear()
 

@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
+
+from verify.known.formulas import collectives
+from verify.known.formulas.mixed_precision import state_bytes_per_param
 
 Stage = Literal["ddp", "zero1", "zero2", "zero3"]
 STAGES: tuple[Stage, ...] = ("ddp", "zero1", "zero2", "zero3")
 
 BYTES_PER_ELEMENT = {"bf16": 2, "fp16": 2, "fp32": 4}
-ADAM_MIXED_PRECISION_K = 12  # fp32 master (4) + m (4) + v (4) bytes per parameter
+ADAM_MIXED_PRECISION_K = state_bytes_per_param()["optimizer"]  # fp32 master (4) + m (4) + v (4) bytes per parameter
 
 
 def _check(stage: str, n: int) -> None:
@@ -122,19 +125,34 @@ def comm_payload_bytes(*, stage: Stage, psi: float, n: int, psi_pad: float | Non
             for k, v in comm_payload_elements(stage=stage, psi=psi, n=n, psi_pad=psi_pad).items()}
 
 
-RING_FACTOR = {"all_reduce": 2.0, "reduce_scatter": 1.0, "all_gather": 1.0, "broadcast": 1.0}
+def collective_payload_elements(*, stage: Stage, collective: str, psi: Any, n: Any) -> Any:
+    """Elements a stage's collectives of one kind carry per step, over its phases (0 if it never calls it)."""
+    return sum(elems for key, elems in comm_payload_elements(stage=stage, psi=psi, n=n).items()
+               if key.split("/")[0] == collective)
+
+
+def collective_calls(*, stage: Stage, collective: str, phase: str, layers: Any) -> Any:
+    """Calls of one collective in one phase of a step: ZeRO-3 gathers each layer's parameters before its forward
+    and again before its backward and reduce-scatters each layer's gradients, ZeRO-2 reduce-scatters each
+    layer's gradients as backward produces them; every other collective of the stage runs once (0 if it has
+    none)."""
+    per_layer = {("zero3", "all_gather", "forward"), ("zero3", "all_gather", "backward"),
+                 ("zero3", "reduce_scatter", "backward"), ("zero2", "reduce_scatter", "backward")}
+    if (stage, collective, phase) in per_layer:
+        return layers
+    return 1 if f"{collective}/{phase}" in comm_payload_elements(stage=stage, psi=1, n=1) else 0
 
 
 def ring_volume_elements(*, stage: Stage, psi: float, n: int, psi_pad: float | None = None) -> float:
     """Elements each rank sends per step with ideal ring collectives (bandwidth term only).
 
-    A ring all-reduce sends 2(N−1)/N·Ψ per rank, a reduce-scatter or an all-gather (N−1)/N·Ψ. So DDP,
-    ZeRO-1 and ZeRO-2 send 2(N−1)/N·Ψ and ZeRO-3 3(N−1)/N·Ψ (section 7 of the paper; "2Ψ" and "3Ψ" are
-    the N → ∞ limits).
+    A ring all-reduce sends 2(N−1)/N·Ψ per rank, a reduce-scatter or an all-gather (N−1)/N·Ψ
+    (``formulas.collectives.ring_send``). So DDP, ZeRO-1 and ZeRO-2 send 2(N−1)/N·Ψ and ZeRO-3 3(N−1)/N·Ψ
+    (section 7 of the paper; "2Ψ" and "3Ψ" are the N → ∞ limits).
     """
     total = 0.0
     for key, elems in comm_payload_elements(stage=stage, psi=psi, n=n, psi_pad=psi_pad).items():
-        total += RING_FACTOR[key.split("/")[0]] * (n - 1) / n * elems
+        total += collectives.ring_send(op=key.split("/")[0], n=n, m=elems)
     return total
 
 
@@ -154,14 +172,12 @@ def gloo_wire_bytes(*, stage: Stage, psi: float, n: int, psi_pad: float | None =
                     bytes_per_element: int = 2) -> float:
     """Bytes each rank sends per step on Gloo, whose reduce-scatter is a full all-reduce (2(N−1)/N).
 
-    A model of the backend, not of the algorithm: all_gather and all_reduce as a ring, reduce_scatter
-    priced as an all_reduce. The wire meter checks it against per-socket counters.
+    A model of the backend, not of the algorithm (``formulas.collectives.gloo_send``): all_gather and all_reduce
+    as a ring, reduce_scatter priced as an all_reduce. The wire meter checks it against per-socket counters.
     """
     total = 0.0
     for key, elems in comm_payload_elements(stage=stage, psi=psi, n=n, psi_pad=psi_pad).items():
-        op = key.split("/")[0]
-        factor = 2.0 if op == "reduce_scatter" else RING_FACTOR[op]
-        total += factor * (n - 1) / n * elems * bytes_per_element
+        total += collectives.gloo_send(op=key.split("/")[0], n=n, m=elems) * bytes_per_element
     return total
 
 

@@ -30,7 +30,7 @@ def recompute_bytes(*, s: Any, b: Any, h: Any, a: Any, mode: str) -> Any:
     if mode == "none":
         return layer_bytes(s=s, b=b, h=h, a=a)
     if mode == "selective":
-        return 34 * s * b * h
+        return transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True)
     if mode == "full":
         return 2 * s * b * h
     raise ValueError(f"unknown recomputation mode {mode!r} (none, selective, full)")

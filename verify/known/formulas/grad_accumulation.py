@@ -21,6 +21,11 @@ def unscaled_gradient_ratio(*, k: int) -> int:
     return k
 
 
+def gradient_ratio(*, k: int, scaled: bool) -> int:
+    """The accumulated gradient over the full batch's: 1 with each micro-batch's loss divided by k, k without."""
+    return 1 if scaled else unscaled_gradient_ratio(k=k)
+
+
 def allreduces_per_step(*, k: int, no_sync: bool) -> int:
     """DDP gradient all-reduces (one bucket) per optimizer step: 1 with no_sync, k without."""
     return 1 if no_sync else k

@@ -46,9 +46,10 @@ def flush_to_zero_bound(*, fmt: str) -> float:
 def state_bytes_per_param(
     *, param: int = 2, grad: int = 2, master: int = 4, m: int = 4, v: int = 4, main_grad: int = 0
 ) -> dict[str, int]:
-    """Model-state bytes per parameter, by part; defaults are mixed-precision Adam (2+2+4+4+4 = 16)."""
+    """Model-state bytes per parameter, by part (``m_v``: Adam's two moments; ``optimizer``: master + m + v);
+    defaults are mixed-precision Adam (2+2+4+4+4 = 16)."""
     parts = {"param": param, "grad": grad, "master": master, "m": m, "v": v, "main_grad": main_grad}
-    return {**parts, "optimizer": master + m + v, "total": sum(parts.values())}
+    return {**parts, "m_v": m + v, "optimizer": master + m + v, "total": sum(parts.values())}
 
 
 def fp32_adam_bytes_per_param() -> dict[str, int]:
@@ -69,9 +70,9 @@ def megatron_bytes_per_param(*, param_dtype: str, grad_dtype: str) -> int:
     return 2 + 2 + 4 + 12
 
 
-def model_state_bytes(*, psi: float, bytes_per_param: int = 16) -> float:
-    """Ψ parameters × bytes per parameter."""
-    return psi * bytes_per_param
+def model_state_bytes(*, psi: float, bytes_per_param: int | None = None) -> float:
+    """Ψ parameters × bytes per parameter (mixed-precision Adam's total, 16, unless given)."""
+    return psi * (state_bytes_per_param()["total"] if bytes_per_param is None else bytes_per_param)
 
 
 def transformer_layer_activation_bytes(
@@ -84,7 +85,7 @@ def transformer_layer_activation_bytes(
     sbh(10 + 24/t + 5as/(ht)).
     """
     sbh = s * b * h
-    attn = 0.0 if selective else 5 * a * s / h
+    attn = 0 if selective else 5 * a * s / h
     if t == 1:
         return sbh * (34 + attn)
     return sbh * (10 + 24 / t + attn / t)

@@ -18,5 +18,6 @@ def a2a_send(*, tokens: float, hidden: int, top_k: int, n: int) -> float:
 
 
 def a2a_per_layer(*, phase: str) -> int:
-    """All-to-alls per MoE layer: dispatch + combine in forward, their transposes in backward."""
-    return {"forward": 2, "backward": 2}[phase]
+    """All-to-alls per MoE layer: dispatch + combine in forward, their transposes in backward, none in the
+    optimizer step."""
+    return {"forward": 2, "backward": 2, "step": 0}[phase]

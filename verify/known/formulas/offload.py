@@ -5,21 +5,32 @@
 Sources: Ren et al., "ZeRO-Offload: Democratizing Billion-Scale Model Training" (USENIX ATC 2021) §3
 (fp16 parameters on GPU; fp16 gradients, fp32 master/m/v and the Adam step on CPU; 4Ψ bytes over
 PCIe per step); Rajbhandari et al., "ZeRO-Infinity" (SC'21); PCI-SIG signalling rates (8, 16, 32 GT/s
-for Gen3/4/5, 128b/130b encoding). All arithmetic: nothing here can be measured without a GPU.
+for Gen3/4/5, 128b/130b encoding). All arithmetic: nothing here can be measured without a GPU. Numbers or
+sympy symbols alike.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from verify.known.formulas import training_flops
+from verify.known.formulas.symbolic import maximum
 
 GT_PER_S = {3: 8.0, 4: 16.0, 5: 32.0}
 ENCODING = 128 / 130  # Gen3 and later
 
 
 def pcie_bandwidth_gb_s(*, gen: int, lanes: int = 16) -> float:
-    """Theoretical GB/s per direction: lanes × GT/s × 128/130 / 8 bits."""
-    return lanes * GT_PER_S[gen] * ENCODING / 8
+    """Theoretical GB/s per direction of PCIe generation ``gen``."""
+    return float(pcie_lane_bandwidth_gb_s(gt_per_s=GT_PER_S[gen], lanes=lanes))
 
 
-def offload_memory_split(*, psi: float) -> dict[str, float]:
+def pcie_lane_bandwidth_gb_s(*, gt_per_s: Any, lanes: Any = 16) -> Any:
+    """GB/s per direction at r GT/s per lane: lanes × r × 128/130 / 8 bits."""
+    return lanes * gt_per_s * ENCODING / 8
+
+
+def offload_memory_split(*, psi: Any) -> dict[str, Any]:
     """Bytes per place: GPU keeps 16-bit params (2Ψ); CPU 16-bit grads (2Ψ) + fp32 master, m, v (12Ψ)."""
     return {
         "gpu": 2 * psi,
@@ -30,19 +41,16 @@ def offload_memory_split(*, psi: float) -> dict[str, float]:
     }
 
 
-def offload_pcie_bytes(*, psi: float) -> dict[str, float]:
+def offload_pcie_bytes(*, psi: Any) -> dict[str, Any]:
     """Per step: 2Ψ of gradients down, 2Ψ of updated 16-bit parameters up, 4Ψ in all."""
     return {"down": 2 * psi, "up": 2 * psi, "total": 4 * psi}
 
 
-def pcie_seconds(*, nbytes: float, bandwidth_gb_s: float) -> float:
-    return nbytes / (bandwidth_gb_s * 1e9)
-
-
-def breakeven_tokens(*, flops_per_s: float, pcie_bytes_per_s: float, overlapped: bool = False) -> float:
-    """Tokens per GPU per step at which 6·T·Ψ/F equals the PCIe time 4Ψ/B (or 2Ψ/B when both ways overlap)."""
-    per_param_bytes = 2 if overlapped else 4
-    return per_param_bytes * flops_per_s / (6 * pcie_bytes_per_s)
+def breakeven_tokens(*, flops_per_s: Any, pcie_bytes_per_s: Any, overlapped: bool = False) -> Any:
+    """Tokens per GPU per step at which the compute time 6·T·Ψ/F equals the PCIe time 4Ψ/B (2Ψ/B when both ways
+    overlap): both are linear in Ψ, so T = PCIe time over the compute time of one token, at any Ψ."""
+    pcie = pcie_step_seconds(psi=1, pcie_bytes_per_s=pcie_bytes_per_s, overlapped=overlapped)
+    return pcie / compute_seconds(tokens=1, psi=1, flops_per_s=flops_per_s)
 
 
 def cpu_adam_bytes_per_param() -> int:
@@ -51,16 +59,18 @@ def cpu_adam_bytes_per_param() -> int:
     return 3 * 4 * 2 + 2 + 2
 
 
-def nvme_optimizer_bytes(*, psi: float) -> float:
+def nvme_optimizer_bytes(*, psi: Any) -> Any:
     """Optimizer state (12Ψ) read from and written back to NVMe every step: 24Ψ."""
     return 2 * 12 * psi
 
 
-def compute_seconds(*, tokens: float, psi: float, flops_per_s: float) -> float:
+def compute_seconds(*, tokens: Any, psi: Any, flops_per_s: Any) -> Any:
     """GPU forward + backward time per step: 6 FLOPs per parameter and token (2 forward, 4 backward)."""
-    return 6 * tokens * psi / flops_per_s
+    return training_flops.total_train_flops(params=psi, tokens=tokens) / flops_per_s
 
 
-def pcie_step_seconds(*, psi: float, pcie_bytes_per_s: float, overlapped: bool = False) -> float:
-    """PCIe time per step: 2Ψ of 16-bit gradients down and 2Ψ of parameters up, in series (or overlapped: 2Ψ)."""
-    return (2 if overlapped else 4) * psi / pcie_bytes_per_s
+def pcie_step_seconds(*, psi: Any, pcie_bytes_per_s: Any, overlapped: bool = False) -> Any:
+    """PCIe time per step: 2Ψ of 16-bit gradients down and 2Ψ of parameters up, in series (or overlapped: the
+    larger direction, 2Ψ)."""
+    moved = offload_pcie_bytes(psi=psi)
+    return (maximum(moved["down"], moved["up"]) if overlapped else moved["total"]) / pcie_bytes_per_s

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from verify.known.formulas import mixed_precision
+
 
 def state_bytes(*, opt: str, rows: Any, cols: Any, block: Any = 2048) -> Any:
     """Bytes of optimizer state for one rows × cols fp32 matrix."""
@@ -31,5 +33,7 @@ def state_bytes_per_param(*, opt: str, rows: Any, cols: Any, block: Any = 2048) 
 
 
 def mixed_total_per_param(*, opt: str, rows: Any, cols: Any, block: Any = 2048) -> Any:
-    """bf16 parameter 2 + bf16 gradient 2 + fp32 master 4 + the optimizer's state."""
-    return 2 + 2 + 4 + state_bytes_per_param(opt=opt, rows=rows, cols=cols, block=block)
+    """bf16 parameter 2 + bf16 gradient 2 + fp32 master 4 (``mixed_precision``) + the optimizer's state."""
+    parts = mixed_precision.state_bytes_per_param()
+    return parts["param"] + parts["grad"] + parts["master"] + state_bytes_per_param(opt=opt, rows=rows, cols=cols,
+                                                                                    block=block)

@@ -5,9 +5,14 @@
 Sources: Huang et al., "GPipe" (NeurIPS 2019); Narayanan et al., "Efficient Large-Scale Language Model
 Training on GPU Clusters Using Megatron-LM" (SC'21) §2.2 (1F1B / PipeDream-Flush, bubble (p−1)/m over
 ideal time, interleaving with v chunks: (p−1)/(v·m)). ``verify.measure.sim.pipeline`` runs the schedules.
+Numbers or sympy symbols alike.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from verify.known.formulas.symbolic import minimum
 
 
 def step_time(*, p: int, m: int, t_f: float = 1.0, t_b: float = 2.0) -> float:
@@ -25,10 +30,10 @@ def bubble_over_ideal(*, p: int, m: int, v: int = 1) -> float:
     return (p - 1) / (v * m)
 
 
-def peak_in_flight(*, schedule: str, p: int, m: int, stage: int) -> int:
+def peak_in_flight(*, schedule: str, p: Any, m: Any, stage: Any) -> Any:
     """Micro-batches whose activations a stage holds at once: GPipe m; 1F1B min(p − stage, m)."""
     if schedule == "gpipe":
         return m
     if schedule == "1f1b":
-        return min(p - stage, m)
+        return minimum(p - stage, m)
     raise ValueError(f"unknown schedule {schedule!r}; expected 'gpipe' or '1f1b'")

@@ -1,0 +1,99 @@
+"""Checkpoints: sharded DCP checkpoints, their bytes and write time, and how often to write them under failures.
+
+    python -c "from verify.measure.sim.failures import run; print(run(tau=4648, delta=300, mu=36000).waste)"
+
+Ledger formulas: ``verify.known.formulas`` sharded_checkpoint and checkpoint_interval (Young, Daly, the exact
+waste). Measured by a DCP save of FSDP2 on 2 Gloo ranks (``verify.measure.experiments.dcp_checkpoint``, through
+the LLM probe: file bytes, a round trip) and simulated (seeded) by ``verify.measure.sim.failures``, which
+re-runs at a claim's own (τ, δ, μ).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from verify.known.formulas import checkpoint_interval as ci
+from verify.known.formulas import sharded_checkpoint as sc
+from verify.known.vocabulary.readers import on_llm_probe, simulated
+from verify.known.vocabulary.records import Config, Family, Quantity, SymbolSpec, symbols
+from verify.known.vocabulary.zero import N, Psi
+
+SYMBOLS = (
+    SymbolSpec("delta", "δ, time to write one checkpoint (s)", integer=False),
+    SymbolSpec("mu", "μ, mean time between failures of the whole job (s)", integer=False, grows=True),
+    SymbolSpec("tau", "τ, compute time between two checkpoints (s)", integer=False),
+    SymbolSpec("W", "storage write bandwidth per rank (bytes/s)", integer=False),
+)
+delta, mu, tau, W = symbols(*SYMBOLS)
+
+ARGS: dict[str, tuple[str, ...]] = {"ckpt": tuple(sc.BYTES_PER_PARAM)}  # resumable 12, with_weights16 14, weights16 2
+
+FAIL_CASES = ((4648, 300, 36000), (600, 60, 3600), (2000, 30, 86400))  # (τ, δ, μ) in seconds
+
+
+def _fail_configs(_ev: Any) -> list[Config]:
+    return [Config(f"τ={t_} δ={d_} μ={m_}", {"tau": t_, "delta": d_, "mu": m_}) for t_, d_, m_ in FAIL_CASES]
+
+
+def _dcp_configs(_ev: Any) -> list[Config]:
+    from verify.measure.experiments.dcp_checkpoint import DCP_LAYERS, DCP_WIDTH
+
+    return [Config("Gloo N=2", {"N": 2, "Psi": DCP_LAYERS * (DCP_WIDTH**2 + DCP_WIDTH)})]
+
+
+def _fail_read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
+    from verify.measure.sim.failures import run
+
+    if not {"tau", "delta", "mu"} <= set(at):
+        return None
+    return run(tau=float(at["tau"]), delta=float(at["delta"]), mu=float(at["mu"])).waste
+
+
+def _data_files(ranks: list[dict[str, Any]]) -> list[int]:
+    return [b_ for f, b_ in ranks[0]["dcp"]["files"].items() if f.endswith(".distcp")]
+
+
+FAMILIES = (
+    Family("failures", _fail_configs, "failure simulator, seeded", rerunnable=True),
+    Family("dcp", _dcp_configs, "DCP save of FSDP2 on 2 Gloo ranks", gloo_probe=True),
+)
+
+QUANTITIES = (
+    # ---- checkpoint interval (verify.known.formulas.checkpoint_interval; verify.measure.sim.failures)
+    Quantity("ckpt_waste", (), "fraction", "simulated",
+             "share of wall time not spent on useful compute, checkpointing every τ at cost δ under exponential "
+             "failures of mean μ (no restart cost): 1 − τ/(μ(e^((τ+δ)/μ) − 1)) (± 1/200)",
+             lambda: ci.expected_waste(tau=tau, delta=delta, mu=mu, exp=sp.exp), "failures", simulated(_fail_read),
+             tolerance=sp.Rational(1, 200)),
+    Quantity("first_order_waste", (), "fraction", "calculated", "the first-order waste δ/τ + τ/(2μ)",
+             lambda: ci.first_order_waste(tau=tau, delta=delta, mu=mu)),
+    Quantity("young_interval", (), "s", "calculated", "Young's interval √(2δμ)",
+             lambda: ci.young_interval(delta=delta, mu=mu, sqrt=sp.sqrt)),
+    Quantity("daly_interval", (), "s", "calculated", "Daly's higher-order interval √(2δμ)(1 + ⅓√(δ/2μ) + δ/(18μ)) − δ",
+             lambda: ci.daly_interval(delta=delta, mu=mu, sqrt=sp.sqrt)),
+    Quantity("cluster_mtbf", (), "s", "calculated", "MTBF of N independent nodes of MTBF μ: μ/N",
+             lambda: ci.cluster_mtbf(node_mtbf=mu, nodes=N)),
+    # ---- sharded checkpoints (verify.known.formulas.sharded_checkpoint; verify.measure.experiments.dcp_checkpoint)
+    Quantity("dcp_data_bytes", (), "bytes", "measured",
+             "bytes of all ranks' DCP data files for fp32 weights + Adam m and v: 12Ψ (± 2%: DCP frames each item)",
+             lambda: sc.checkpoint_bytes(psi=Psi), "dcp",
+             on_llm_probe(lambda rs, _a: sum(_data_files(rs)), at_n2_only=True),
+             tolerance=sc.checkpoint_bytes(psi=Psi) / 50),
+    Quantity("dcp_rank_bytes", (), "bytes", "measured",
+             "bytes of the largest rank's DCP data file: 12Ψ/N (± 2%)", lambda: sc.shard_bytes(psi=Psi, n=N), "dcp",
+             on_llm_probe(lambda rs, _a: max(_data_files(rs)), at_n2_only=True),
+             tolerance=sc.shard_bytes(psi=Psi, n=N) / 50),
+    Quantity("dcp_metadata_bytes", (), "bytes", "measured", "bytes of DCP's .metadata file; measured only", None,
+             "dcp", on_llm_probe(lambda rs, _a: rs[0]["dcp"]["files"][".metadata"], at_n2_only=True)),
+    Quantity("dcp_roundtrip_error", (), "value", "measured",
+             "largest |difference| of weights and Adam moments after dcp.load into a fresh model; measured only",
+             None, "dcp", on_llm_probe(lambda rs, _a: max(r["dcp"]["roundtrip_max_abs_diff"] for r in rs),
+                                       at_n2_only=True)),
+    Quantity("ckpt_bytes", ("ckpt",), "bytes", "calculated",
+             "checkpoint bytes: resumable 12Ψ (fp32 weights + m + v), with 16-bit weights 14Ψ, weights only 2Ψ",
+             lambda kind: sc.checkpoint_bytes(psi=Psi, bytes_per_param=sc.BYTES_PER_PARAM[kind])),
+    Quantity("ckpt_write_time", (), "s", "calculated", "time to write a resumable checkpoint, N ranks in parallel at W "
+             "bytes/s each: 12Ψ/(N·W)", lambda: sc.write_seconds(psi=Psi, n=N, bandwidth=W)),
+)

@@ -1,0 +1,156 @@
+"""Collectives: the ideal ring, Gloo's wire bytes, binomial and double binary trees, the α-β cost model.
+
+    python -m verify   # Gloo ranks measure socket bytes; the ring and tree simulators run step by step
+
+Ledger formulas: ``verify.known.formulas.collectives`` (ring, Gloo, binomial broadcast, α-β) and
+``verify.known.formulas.tree_allreduce`` (tree all-reduce, ring/tree crossover). M is a collective's payload.
+Measured on Gloo ranks (``verify.measure.experiments.dist_probe``: socket bytes around one call of M = 1 MiB
+fp32 at each N), simulated by ``verify.measure.sim.ring`` and ``verify.measure.sim.tree``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import sympy as sp
+
+from verify.known.formulas import collectives as coll
+from verify.known.formulas import tree_allreduce as tree
+from verify.known.vocabulary.readers import simulated
+from verify.known.vocabulary.records import Config, Family, Measure, MeterUnavailable, Quantity, SymbolSpec, symbols
+from verify.known.vocabulary.zero import N
+from verify.measure.meters import wire
+
+SYMBOLS = (
+    SymbolSpec("M", "message size of one collective (elements or bytes, as the claim's unit); FlashAttention's SRAM "
+               "size in elements", integer=False),
+    SymbolSpec("alpha", "α, latency of one communication step (s)", integer=False),
+    SymbolSpec("beta", "β, link bandwidth (bytes/s) in the α-β model", integer=False),
+)
+M, alpha, beta = symbols(*SYMBOLS)
+
+ARGS: dict[str, tuple[str, ...]] = {
+    "collective": ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "broadcast"),
+    "tree": ("binomial", "double_binary"),
+}
+
+
+def _gloo_configs(ev: Any) -> list[Config]:
+    """The world sizes the run asked for (its evidence), or N = 2 and 4 when judged without a sweep."""
+    from verify.measure.experiments.sizes import WIRE_ELEMENTS
+
+    sizes = ev.world_sizes if ev is not None and getattr(ev, "runs", None) else (2, 4)
+    return [Config(f"Gloo N={n_}", {"N": n_, "M": 4 * WIRE_ELEMENTS}) for n_ in sizes]
+
+
+def _gloo(total: bool) -> Measure:
+    def measure(ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.measure.probes import probe
+
+        backend = getattr(ev, "backend", "gloo")
+        if backend != "gloo":
+            raise MeterUnavailable(f"Gloo's socket bytes cannot be measured on backend {backend}: "
+                                   "run with --backend gloo")
+        sent = [r[args[0]] for r in probe(int(cfg.values["N"]))["wire_by_rank"]]
+        if None in sent:
+            raise MeterUnavailable(wire.NO_COUNTERS)
+        value = sum(sent) if total else sent[0] if args[0] == "broadcast" else max(sent)
+        return sp.Integer(value), {}
+    return measure
+
+
+def _ring_configs(_ev: Any) -> list[Config]:
+    return [Config(f"ring N={n_}", {"N": n_, "M": 4 * n_}) for n_ in (2, 3, 4, 8)]
+
+
+def _ring_sim(read: Callable[[Any, str], Any]) -> Measure:
+    def measure(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.measure.sim.ring import ring_allreduce
+
+        n_, m_ = int(cfg.values["N"]), int(cfg.values["M"])
+        data = [[float((r + 1) * (i + 1)) for i in range(m_)] for r in range(n_)]
+        run = ring_allreduce(data)
+        want = [sum(col) for col in zip(*data, strict=True)]
+        if any(row != want for row in run.result):
+            return sp.nan, {}  # a wrong sum: never agrees with anything
+        return sp.Integer(read(run, args[0])), {}
+    return measure
+
+
+def _ring_sent(run: Any, op: str) -> int:
+    if op == "all_reduce":
+        return int(max(run.sent))
+    return int(max(run.sent_by_phase[op]))
+
+
+def _ring_steps_of(run: Any, op: str) -> int:
+    return sum(run.steps.values()) if op == "all_reduce" else run.steps[op]
+
+
+def _tree_configs(_ev: Any) -> list[Config]:
+    return [Config(f"tree N={n_}", {"N": n_, "M": 4}) for n_ in (2, 3, 4, 5, 8, 16)]
+
+
+def _tree_read(key: str) -> Measure:
+    def read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
+        from verify.measure.sim.tree import tree_allreduce
+
+        n_, m_ = int(at["N"]), int(at["M"])
+        data = [[float(r + i) for i in range(m_)] for r in range(n_)]
+        run = tree_allreduce(data)
+        if any(row != [sum(col) for col in zip(*data, strict=True)] for row in run.result):
+            return sp.nan  # a wrong sum never agrees with anything
+        return run.rounds if key == "rounds" else max(run.sent)
+    return simulated(read)
+
+
+FAMILIES = (
+    Family("gloo", _gloo_configs, "Gloo ranks", gloo_probe=True),
+    Family("ring", _ring_configs, "ring simulator"),
+    Family("tree", _tree_configs, "tree simulator"),
+)
+
+
+def _alpha_beta(op: str) -> Any:
+    """``formulas.collectives.ring_time`` / ``tree_broadcast_time`` over symbols."""
+    if op == "broadcast":
+        return coll.tree_broadcast_time(n=N, m_bytes=M, alpha_s=alpha, beta_bytes_per_s=beta)
+    if op == "all_to_all":
+        raise ValueError("the α-β table has no all-to-all row")
+    return coll.ring_time(op=op, n=N, m_bytes=M, alpha_s=alpha, beta_bytes_per_s=beta)
+
+
+def _tree_time(kind: str) -> Any:
+    time = tree.binomial_tree_time if kind == "binomial" else tree.double_tree_time
+    return time(n=N, m_bytes=M, alpha=alpha, beta=beta)
+
+
+QUANTITIES = (
+    Quantity("ring_send", ("collective",), "elements", "simulated",
+             "what one rank sends in an ideal ring collective of M elements: (N−1)/N·M per pass (ring run step by "
+             "step for reduce-scatter, all-gather, all-reduce)",
+             lambda op: coll.ring_send(op=op, n=N, m=M), "ring", _ring_sim(_ring_sent)),
+    Quantity("ring_steps", ("collective",), "steps", "simulated", "communication steps of a ring collective",
+             lambda op: coll.ring_steps(op=op, n=N), "ring", _ring_sim(_ring_steps_of)),
+    Quantity("gloo_wire_send", ("collective",), "bytes", "measured",
+             "bytes one rank's Gloo sockets send for one collective of M bytes (the root, for broadcast); ± 1% of M",
+             lambda op: coll.gloo_send(op=op, n=N, m=M), "gloo", _gloo(total=False), tolerance=M / 100),
+    Quantity("gloo_wire_total", ("collective",), "bytes", "measured",
+             "bytes all ranks' Gloo sockets send together for one collective of M bytes; ± 1% of M per rank",
+             lambda op: coll.gloo_total_send(op=op, n=N, m=M), "gloo", _gloo(total=True), tolerance=N * M / 100),
+    Quantity("alpha_beta_time", ("collective",), "s", "calculated",
+             "α-β time: ring steps·α + ring bytes/β; binomial-tree broadcast ⌈log₂N⌉(α + M/β)", _alpha_beta),
+    # ---- ring vs tree (verify.known.formulas.tree_allreduce; verify.measure.sim.tree)
+    Quantity("tree_allreduce_rounds", (), "rounds", "simulated",
+             "rounds of a binomial-tree all-reduce (reduce to a root, then broadcast): 2⌈log₂N⌉",
+             lambda: tree.binomial_tree_rounds(n=N), "tree", _tree_read("rounds")),
+    Quantity("tree_allreduce_max_send", (), "elements", "simulated",
+             "most elements one rank sends in an unpipelined binomial-tree all-reduce of M: ⌈log₂N⌉·M (the root)",
+             lambda: tree.binomial_tree_max_send(n=N, m=M), "tree", _tree_read("max_send")),
+    Quantity("tree_allreduce_time", ("tree",), "s", "calculated",
+             "α-β time: binomial 2⌈log₂N⌉(α + M/β); pipelined double binary tree 2⌈log₂N⌉α + 2M/β", _tree_time),
+    Quantity("ring_tree_crossover", (), "bytes", "calculated",
+             "message size where the ring's and the double tree's α-β times are equal: N·α·β·(N − 1 − ⌈log₂N⌉)",
+             lambda: tree.crossover_bytes(n=N, alpha=alpha, beta=beta)),
+)
