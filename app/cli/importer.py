@@ -47,7 +47,7 @@ def register(cli: typer.Typer) -> None:
         slug: Annotated[str, typer.Option(help="Card slug (kebab-case); single file only.")] = "",
         force: Annotated[bool, typer.Option(help="Overwrite card files that already exist.")] = False,
     ) -> None:
-        """Turn raw bank exports into card files (the default command).
+        """Turn raw bank exports into card files (default).
 
         Bad files are listed one line each; the good ones are still written."""
         from app.cards.bank_import import import_paths, raw_files
