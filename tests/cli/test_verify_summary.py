@@ -70,8 +70,8 @@ def test_filters_and_all(tmp_path: Path) -> None:
     assert every.returncode == 0, every.stderr
     lines = every.stdout.splitlines()
     assert max(cells(line) for line in lines) <= 72
-    heads = [m.groups() for m in re.finditer(r"^\S (\S+) · (\S+)(?: · \S+)?$", every.stdout, re.MULTILINE)]
-    assert sorted(heads) == sorted((c["card"], c["claim_id"]) for c in BUNDLED["claims"])
+    listed = [(m[1], m[2]) for m in re.finditer(r"^\S (\S+) · (\S+)(?: · \S+)?$", every.stdout, re.MULTILINE)]
+    assert sorted(listed) == sorted((c["card"], c["claim_id"]) for c in BUNDLED["claims"])
 
     card = run_cli(tmp_path, "verify", "--from-json", str(REPORT), "--no-store", "--card", "pipeline-parallelism")
     heads = [line for line in card.stdout.splitlines() if re.match(r"^\S \S+ · ", line)]
