@@ -10,6 +10,14 @@ VERIFY_STAMP := $(VENV)/.installed-verify
 PIP := $(PY) -m pip install --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# make run's log says what a user needs (what installs, with sizes; when the server is ready; the login link),
+# not pip's notices: "running as root" (switched off here unless set) and, where pip's configuration names
+# index folders that do not exist on this machine, "Location … is ignored" and "Looking in …" (filtered out
+# of the uv fetch by PIP_LOG; every other line passes, errors included, and pipefail keeps pip's exit status;
+# `make verify`'s pip is not filtered: its torch download keeps its progress bar on a terminal)
+export PIP_ROOT_USER_ACTION ?= ignore
+PIP_NOISE := ^(WARNING: Location '.*' is ignored: it is neither a file nor a directory\.|Looking in (indexes|links): )
+PIP_LOG = 2>&1 | { grep -Ev "$(PIP_NOISE)" || true; }
 
 .PHONY: setup setup-serve system-deps run sync serve verify verify-report test test-passes lint typecheck pytest bench clean
 
@@ -17,11 +25,13 @@ PORT ?= 8000
 # needs and the full environment (about 4-5x faster than pip here); pip comes in only for `make verify`'s extra.
 UV := $(VENV)/.uv/bin/uv
 $(PY):
-	$(PYTHON) -m venv --without-pip $(VENV)
+	@echo "== creating the virtual environment $(VENV)"
+	@$(PYTHON) -m venv --without-pip $(VENV)
 
 $(UV): | $(PY)
-	@echo "== fetching uv (the installer make run uses)"
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --target $(VENV)/.uv uv
+	@echo "== fetching uv, the installer (one wheel, pip prints its size)"
+	@set -o pipefail; $(PYTHON) -m pip install --disable-pip-version-check --no-warn-script-location \
+		--target $(VENV)/.uv uv $(PIP_LOG)
 
 # Everything: serving, the verification extra (torch) and the dev tools (tests, lint, browsers' driver, anki),
 # installed by uv (20 s here where pip took 85 s). torch is pinned to 2.13.0 in pyproject.toml: that exact version
@@ -34,9 +44,10 @@ $(STAMP): pyproject.toml | $(UV)
 
 # Only what serving needs (no torch, no test or lint tools): what `make run` installs.
 $(SERVE_STAMP): pyproject.toml | $(UV)
-	@echo "== installing what serving needs (no torch, no test tools)"
-	$(UV) pip install --python $(PY) -e .
-	touch $(SERVE_STAMP)
+	@echo "== installing what serving needs (no torch, no test tools); uv lists each package"
+	@$(UV) pip install --python $(PY) -e .
+	@echo "== installed: $(VENV) holds $$(du -sh $(VENV) | cut -f1)"
+	@touch $(SERVE_STAMP)
 
 # The verification extra (torch, fsrs's optimizer) on top of serving.
 $(VERIFY_STAMP): pyproject.toml $(SERVE_STAMP)
@@ -65,7 +76,8 @@ verify-report: $(VERIFY_STAMP)
 
 # Syncs cards/ once, at the server's start (its log shows the progress); the login link comes last.
 run: setup-serve
-	$(VENV)/bin/proofdeck serve --host $(HOST) --port $(PORT)
+	@echo "== starting the server on $(HOST):$(PORT) (it syncs cards/ first; the login link comes last)"
+	@$(VENV)/bin/proofdeck serve --host $(HOST) --port $(PORT)
 
 # Judge every card claim on torch.distributed (Gloo on CPU) and store the verdicts; VERIFY_ARGS e.g. --backend nccl
 verify: $(VERIFY_STAMP)

@@ -22,6 +22,7 @@ from app.core.db import get_engine, new_session
 from app.core.dblock import database_lock
 from app.core.logging import log, setup_logging
 from app.core.memory import freeze_long_lived
+from app.core.progress import Progress
 from app.models.migrate import init_db
 from app.review.engine import ReviewEngine
 from app.routers import install_api, install_pages
@@ -35,13 +36,14 @@ def startup_sync(engine: Engine, cards_dir: Path) -> None:
 
     init_db(engine)
     log.info("syncing cards from %s", cards_dir)
-    try:
-        report = sync_cards(engine, cards_dir, claim_notes=False)
-    except SyncError as exc:
-        log.error("card sync failed, serving the previous content: %s", exc)
-        return
-    log.info("cards synced: %d added, %d updated, %d unchanged, %d retired", len(report.added),
-             len(report.updated), len(report.unchanged), len(report.retired))
+    with Progress(emit=lambda line: log.info("%s", line)) as progress:  # the log's periodic lines
+        try:
+            report = sync_cards(engine, cards_dir, claim_notes=False, progress=progress)
+        except SyncError as exc:
+            log.error("card sync failed, serving the previous content: %s", exc)
+            return
+    log.info("%s", progress.summary(f"cards synced: {len(report.added)} added, {len(report.updated)} updated, "
+                                    f"{len(report.unchanged)} unchanged, {len(report.retired)} retired"))
     if cards_dir.resolve() == (PROJECT_ROOT / "cards").resolve():  # the shipped report judges the shipped deck
         from app.deck.verdicts import load_bundled
 

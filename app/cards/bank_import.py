@@ -17,6 +17,7 @@ from pathlib import Path
 from app.cards.cardfile import dump_card, load_card_text
 from app.cards.rawformat import RawCard, parse_raw_bytes
 from app.cards.schema import LangText
+from app.core.progress import Progress
 from verify.reading.cardfile import CardFileError
 
 RAW_SUFFIX = ".txt"
@@ -112,13 +113,14 @@ def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, sl
 
 
 def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None = None, slug: str = "",
-                 force: bool = False) -> ImportReport:
-    """Import every raw card under ``paths`` into ``out_dir``; bad files are reported, not raised."""
+                 force: bool = False, progress: Progress | None = None) -> ImportReport:
+    """Import every raw card under ``paths`` into ``out_dir``; bad files are reported, not raised.
+    ``progress`` ticks once per raw file."""
     files, errors = raw_files(paths)
     report = ImportReport(failed=errors)
     out_dir.mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
-    for source in files:
+    for source in progress.each("importing", files, unit="raw cards") if progress else files:
         try:
             report.imported.append(import_one(source, out_dir, title=title, slug=slug, taken=taken,
                                               force=force))

@@ -1,17 +1,18 @@
-"""``proofdeck claims coverage [SLUG]``: how many of a card's quantitative statements its claims check."""
+"""``proofdeck claims coverage [SLUG]``: how many of a card's quantitative statements its claims check;
+``proofdeck claims suggest CARD``: proposed asserts for a card's statements."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-out = Console(highlight=False, soft_wrap=True)
+from app.cli.console import err, out
+from app.cli.group import group
 
 
 def register(cli: typer.Typer) -> None:
-    claims = typer.Typer(help="Card claims: what they check.", no_args_is_help=True)
+    claims = group("Card claims: what they check.")
     cli.add_typer(claims, name="claims")
 
     @claims.command()
@@ -19,27 +20,46 @@ def register(cli: typer.Typer) -> None:
                  cards_dir: Path = typer.Option(None, "--cards", help="Cards folder (default: PROOFDECK_CARDS_DIR)."),
                  show: bool = typer.Option(True, "--unchecked/--summary", help="List the unchecked statements.")
                  ) -> None:
-        """Per card "checked / found" formulas and numbers with a unit or multiplier, and the unchecked ones."""
-        from app.core.config import settings
-        from verify.reading.coverage import deck_coverage
+        """How many of a card's statements its claims check.
 
-        rows = deck_coverage(cards_dir or settings.CARDS_DIR, slug)
+        Per card "checked / found" formulas and numbers with a unit or multiplier, and the unchecked ones."""
+        from app.core.config import settings
+        from app.core.progress import Progress
+        from app.deck.sync import card_files
+        from verify.reading.coverage import card_coverage
+
+        # a card's statements are parsed with sympy's LaTeX parser: about a second a card; one card is
+        # looked for in SLUG.md first (its usual name), and in every file only when that is not it
+        files = card_files(cards_dir or settings.CARDS_DIR)
+        named = [p for p in files if slug and p.stem == slug]
+        with Progress() as progress:
+            rows = []
+            for some in (named, [p for p in files if p not in named]) if slug else (files,):
+                rows = [cov for cov in map(card_coverage, progress.each("parsing", some, unit="cards"))
+                        if slug in (None, cov.card)]
+                if rows:
+                    break
         if not rows:
-            out.print(f"no card {slug!r}")
+            out.print(f"no card {slug!r}" if slug else "no card files")
             raise typer.Exit(1)
         for cov in rows:
             out.print(f"{cov.card}: {len(cov.checked)} / {len(cov.found)} checked ({cov.ratio:.0%})")
             if show:
                 for line in cov.unchecked:
                     out.print(f"  unchecked {line}")
+        checked, found = sum(len(c.checked) for c in rows), sum(len(c.found) for c in rows)
+        out.print(progress.summary(f"{len(rows)} card(s): {checked} / {found} statements checked"))
 
     @claims.command()
     def suggest(card: Path = typer.Argument(..., help="A card file, e.g. one written by `proofdeck import`."),
                 write: bool = typer.Option(False, "--write", help="Append the proposals to the card's claims.")
                 ) -> None:
-        """Propose asserts for a card's formulas and quantitative statements; list the rest as unchecked."""
+        """Propose asserts for a card's statements.
+
+        Its formulas and quantitative statements; the rest are listed as unchecked."""
         import yaml
 
+        from app.core.progress import Progress
         from verify.reading.suggest import as_claims
         from verify.reading.suggest import suggest as propose
         from verify.reading.suggest import write as write_claims
@@ -47,7 +67,9 @@ def register(cli: typer.Typer) -> None:
         if not card.is_file():
             out.print(f"error {card}: no such card file (give the path of a card .md)")
             raise typer.Exit(2)
-        props, unchecked = propose(card)
+        with Progress() as progress:
+            progress.step(f"reading the statements of {card.name}")
+            props, unchecked = propose(card)
         if write:
             n = write_claims(card, props)
             out.print(f"{card}: {n} proposed claim(s) appended (ids proposed-N): check each asserts, then "
@@ -57,3 +79,4 @@ def register(cli: typer.Typer) -> None:
                                      width=120).rstrip())
         for line in unchecked:
             out.print(f"# unchecked {line}")
+        err.print(progress.summary(f"{card.name}: {len(props)} claim(s) proposed, {len(unchecked)} unchecked"))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
-out = Console(highlight=False)
-db_cli = typer.Typer(help="Database schema migrations.", no_args_is_help=True)
+from app.cli.console import out
+from app.cli.group import group
+
+db_cli = group("Database schema migrations.")
 
 
 @db_cli.command()
@@ -21,7 +22,7 @@ def upgrade(revision: str = typer.Argument("head", help="Target revision."),
 
     engine = get_engine(database_url or settings.DATABASE_URL)
     try:
-        with database_lock(engine, waiting=lambda msg: out.print(msg, highlight=False)):  # a starting server
+        with database_lock(engine, waiting=out.print):  # a starting server
             before = current_revision(engine)
             if revision == "head":
                 ensure_schema(engine)
@@ -36,7 +37,9 @@ def upgrade(revision: str = typer.Argument("head", help="Target revision."),
 @db_cli.command()
 def revision(message: str = typer.Option(..., "-m", "--message", help="What the migration changes."),
              database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
-    """Write a new migration by comparing the models with an up-to-date database (developers)."""
+    """Write a new migration from the models (developers).
+
+    Compares the models with an up-to-date database."""
     from alembic import command
 
     from app.core.config import settings

@@ -5,18 +5,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from typer._click.core import Context
-from typer.core import TyperGroup
 
-err = Console(stderr=True)
-out = Console()
+from app.cli.console import err, out
+from app.cli.group import Group, group
+
+if TYPE_CHECKING:
+    from app.cards.schema import LangText
 
 
-class _BankByDefault(TyperGroup):
+class _BankByDefault(Group):
     """A group whose first argument, when it names no subcommand, is a path for ``bank``."""
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
@@ -34,12 +35,11 @@ class _BankByDefault(TyperGroup):
 def register(cli: typer.Typer) -> None:
     from app.cli import obsidian_reviews
 
-    group = typer.Typer(cls=_BankByDefault, no_args_is_help=True,
-                        help="Import raw bank cards (the default), or reviews done in Obsidian.")
-    cli.add_typer(group, name="import")
-    obsidian_reviews.register(group)
+    imports = group("Import raw bank cards, or reviews done in Obsidian.", cls=_BankByDefault)
+    cli.add_typer(imports, name="import")
+    obsidian_reviews.register(imports)
 
-    @group.command("bank")
+    @imports.command("bank")
     def import_(
         paths: Annotated[list[Path], typer.Argument(help="Raw bank export files, or folders of *.txt files.")],
         out_dir: Annotated[Path, typer.Option("--out", help="Folder for the card files (e.g. cards/).")],
@@ -47,32 +47,36 @@ def register(cli: typer.Typer) -> None:
         slug: Annotated[str, typer.Option(help="Card slug (kebab-case); single file only.")] = "",
         force: Annotated[bool, typer.Option(help="Overwrite card files that already exist.")] = False,
     ) -> None:
-        """Import raw bank cards: bad files are listed one line each; good ones are still written."""
+        """Turn raw bank exports into card files (default).
+
+        Bad files are listed one line each; the good ones are still written."""
         from app.cards.bank_import import import_paths, raw_files
         from app.cards.rawformat import split_bilingual
         from app.cards.schema import LangText
+        from app.core.progress import Progress
 
         title_text: LangText | None = None
         if title or slug:
             files, _ = raw_files(paths)
             if len(files) != 1:
                 err.print(f"error: --title and --slug name one card, but {len(files)} raw files were given "
-                          "(import them without --title, then edit each card's title)", highlight=False)
+                          "(import them without --title, then edit each card's title)")
                 raise typer.Exit(2)
         if title:
             try:
                 zh, en = split_bilingual(title)
             except ValueError as exc:
-                err.print(f"error: --title: {exc} (write it as \"zh title(en title)\")", highlight=False)
+                err.print(f"error: --title: {exc} (write it as \"zh title(en title)\")", markup=False)
                 raise typer.Exit(2) from None
             title_text = LangText(zh=zh, en=en)
-        report = import_paths(paths, out_dir, title=title_text, slug=slug, force=force)
+        with Progress() as progress:
+            report = import_paths(paths, out_dir, title=title_text, slug=slug, force=force, progress=progress)
         for item in report.imported:
-            out.print(f"imported {item.source} -> {item.written}", highlight=False, soft_wrap=True)
+            out.print(f"imported {item.source} -> {item.written}")
             for note in item.notes:
-                out.print(f"    note: {note}", highlight=False, soft_wrap=True)
+                out.print(f"    note: {note}")
         for failure in report.failed:
-            err.print(f"error {failure}", highlight=False, soft_wrap=True, markup=False)
-        out.print(f"{len(report.imported)} imported, {len(report.failed)} failed", highlight=False)
+            err.print(f"error {failure}", markup=False)
+        out.print(progress.summary(f"{len(report.imported)} imported, {len(report.failed)} failed"))
         if report.failed:
             raise typer.Exit(1)

@@ -1,23 +1,17 @@
-"""``proofdeck``: one Typer app; each concern registers its commands from its own module."""
+"""``proofdeck``: one Typer app; each concern registers its commands from its own module.
+
+Importing this is cheap (``proofdeck --help`` starts in a few times a bare interpreter's start): the command
+modules import typer and the standard library at the top and everything else inside the command that uses
+it (tests/cli/test_help_start.py: no sqlmodel, sqlalchemy, pydantic, sympy or torch on ``--help``)."""
 
 from __future__ import annotations
 
-import typer
-
 from app.cli import cards, claims, db, export, importer, match, server, srs, users, verify
+from app.cli.group import group
 
-cli = typer.Typer(help="proofdeck: bilingual ML-systems interview cards, proved by running code.",
-                  no_args_is_help=True, add_completion=False)
-cards.register(cli)
-claims.register(cli)
-db.register(cli)
-export.register(cli)
-importer.register(cli)
-match.register(cli)
-server.register(cli)
-users.register(cli)
-srs.register(cli)
-verify.register(cli)
+cli = group("proofdeck: bilingual ML-systems interview cards, proved by running code.", add_completion=False)
+for module in (server, cards, importer, export, verify, claims, match, users, srs, db):  # the order --help lists
+    module.register(cli)
 
 if __name__ == "__main__":
     cli()

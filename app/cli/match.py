@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-err = Console(stderr=True, soft_wrap=True, highlight=False)
-out = Console()
+from app.cli.console import err, error, out
 
 
 def register(cli: typer.Typer) -> None:
@@ -18,7 +15,11 @@ def register(cli: typer.Typer) -> None:
         lang: str = typer.Option("both", "--lang", help="Match the zh text, the en text or both."),
         database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL."),
     ) -> None:
-        """Rank the synced cards for a pasted question (run `proofdeck sync` first)."""
+        """Rank the synced cards for a pasted question.
+
+        Run `proofdeck sync` first."""
+        from rich.table import Table
+
         from app.core.config import settings
         from app.core.db import get_engine
         from app.models.migrate import init_db
@@ -29,7 +30,7 @@ def register(cli: typer.Typer) -> None:
         try:
             result = match(engine, question, limit=limit, lang=lang)
         except MatchQueryError as exc:
-            err.print(f"[red]error[/red] {exc}")
+            error(exc)
             raise typer.Exit(2) from None
         if not result.hits:
             err.print("no card matches (only stop words or punctuation, or no card shares a term)")

@@ -7,10 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+from app.cli.console import err, out
 
 
 def register(group: typer.Typer) -> None:
@@ -22,18 +20,22 @@ def register(group: typer.Typer) -> None:
         database_url: Annotated[str | None, typer.Option("--database-url",
                                                          help="Default: PROOFDECK_DATABASE_URL.")] = None,
     ) -> None:
-        """Read the Spaced Repetition plugin's scheduling comments in the exported notes and store each as
+        """Store a user's reviews done in Obsidian.
+
+        Reads the Spaced Repetition plugin's scheduling comments in the exported notes and stores each as
         USER's FSRS state of that follow-up, unless the server's state is as new or newer. Comments it
         cannot use are listed (exit code 1); the others are still imported, all in one transaction."""
 
         from app.core.config import settings
         from app.core.db import get_engine, new_session
+        from app.core.progress import Progress
         from app.export.obsidian_state import read_vault
         from app.models.migrate import init_db
         from app.review.obsidian_import import UnknownUser, find_user, import_reviews
 
         if not vault.is_dir():
-            err.print(f"error: {vault} is not a folder; give the Obsidian vault (or its proofdeck/ folder)")
+            err.print(f"error: {vault} is not a folder; give the Obsidian vault (or its proofdeck/ folder)",
+                      markup=False)
             raise typer.Exit(2)
         engine = get_engine(database_url or settings.DATABASE_URL)
         init_db(engine)
@@ -41,19 +43,20 @@ def register(group: typer.Typer) -> None:
             with new_session(engine) as session:
                 user_id = find_user(session, user).id
         except UnknownUser as exc:
-            err.print(f"error: {exc}")
+            err.print(f"error: {exc}", markup=False)
             raise typer.Exit(1) from None
         assert user_id is not None
-        state = read_vault(vault)
-        report = import_reviews(engine, user_id, state)
+        with Progress() as progress:
+            state = read_vault(vault, progress)
+            report = import_reviews(engine, user_id, state, progress)
         if as_json:
             out.print_json(json.dumps({"user": user, "notes": len(state.notes), **report.as_json()}))
         else:
             for problem in report.problems:
-                err.print(f"skipped {problem}", markup=False, soft_wrap=True)
-            out.print(f"{user}: {len(report.applied)} review state(s) imported from {len(state.notes)} note(s), "
-                      f"{len(report.kept_server)} kept (the server's was as new or newer), "
-                      f"{report.not_reviewed} not reviewed in Obsidian yet, {len(report.problems)} skipped",
-                      soft_wrap=True)
+                err.print(f"skipped {problem}", markup=False)
+            out.print(progress.summary(
+                f"{user}: {len(report.applied)} review state(s) imported from {len(state.notes)} note(s), "
+                f"{len(report.kept_server)} kept (the server's was as new or newer), "
+                f"{report.not_reviewed} not reviewed in Obsidian yet, {len(report.problems)} skipped"))
         if report.problems:
             raise typer.Exit(1)

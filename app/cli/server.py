@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
-import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    import socket
 
 
 def _banner(base: str, login_url: str | None) -> str:
@@ -31,7 +33,9 @@ def register(cli: typer.Typer) -> None:
                                                    "headers (default: PROOFDECK_HEADER_TIMEOUT, 10)."),
               body_timeout: float = typer.Option(None, min=0.1, help="Seconds a client has to send a request's body "
                                                  "(default: PROOFDECK_BODY_TIMEOUT, 30).")) -> None:
-        """Serve the web app and API (migrates and syncs cards/ at start-up, one worker at a time)."""
+        """Serve the web app and the API.
+
+        Migrates and syncs cards/ at start-up (one worker at a time), then prints the login link."""
         import uvicorn
 
         from app.core import served
@@ -51,7 +55,8 @@ def register(cli: typer.Typer) -> None:
         from app.core.config import settings as config
 
         base = config.BASE_URL.rstrip("/")
-        served.record(base, config.DATABASE_URL)  # `proofdeck user link` prints links to this address
+        # `proofdeck user link` prints links to this address while this process listens there
+        served.record(base, config.DATABASE_URL, host=host, port=port, pid=os.getpid())
         # X-Forwarded-For / -Proto only from configured proxies (uvicorn's default believes any loopback peer)
         trusted = config.TRUSTED_PROXIES.strip()
         options: dict[str, Any] = {"host": host, "port": port, "log_level": "info", "http": PROTOCOL,

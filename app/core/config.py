@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     # Addresses (comma-separated IPs or CIDRs, or "*") of reverse proxies whose X-Forwarded-For and
     # X-Forwarded-Proto are believed; empty (the default): no proxy header is believed.
     TRUSTED_PROXIES: str = ""
+    # Seconds between the plain progress lines a long command prints when its output is not a terminal
+    # (app/core/progress.py); 0: a line per item.
+    PROGRESS_INTERVAL: float = Field(default=2.0, ge=0)
 
 
 settings = Settings()

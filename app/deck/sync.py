@@ -20,6 +20,7 @@ from app.cards.cardfile import content_hash, load_card_text
 from app.cards.claim_lint import lint_claims
 from app.cards.schema import CardDoc
 from app.core.db import new_session
+from app.core.progress import Progress
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.models.clock import deck_changed
 from app.render.math import math_problems
@@ -66,20 +67,23 @@ class CardSource:
 
 
 def load_deck(cards_dir: Path, notes: list[str] | None = None, *,
-              stored: Callable[[CardDoc, Path, str], bool] | None = None) -> list[CardSource]:
+              stored: Callable[[CardDoc, Path, str], bool] | None = None,
+              progress: Progress | None = None) -> list[CardSource]:
     """Parse every card file; raise :class:`SyncError` listing every bad one (claims' asserts included).
 
     ``notes`` receives what is wrong with claims but does not stop a sync (mismatch, stale).
     ``stored(doc, path, text)``: whether the database already holds exactly this card; its claims are
     not linted again (the server's start-up sync: linting the bundled deck's 417 asserts with sympy
-    costs seconds, and a card that is stored unchanged is not written)."""
+    costs seconds, and a card that is stored unchanged is not written). ``progress`` gets a step that
+    ticks once per file read."""
     if not cards_dir.is_dir():
         raise SyncError([CardFileError(str(cards_dir), "cards folder does not exist",
                                        hint="set PROOFDECK_CARDS_DIR to a folder of card files")])
     docs: list[CardSource] = []
     errors: list[CardFileError] = []
     seen: dict[str, Path] = {}
-    for path in card_files(cards_dir):
+    files = card_files(cards_dir)
+    for path in progress.each("reading", files, unit="card files") if progress else files:
         try:
             text = read_text(path)
             doc = load_card_text(text, str(path))
@@ -165,19 +169,23 @@ def _stored(card: Card | None, doc: CardDoc, path: Path, text: str, cards_dir: P
             and card.source_path == path.relative_to(cards_dir).as_posix() and card.source_text == text)
 
 
-def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True) -> SyncReport:
+def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True,
+               progress: Progress | None = None) -> SyncReport:
     """Load every card file into the database; all or nothing.
 
     ``claim_notes=False`` skips listing mismatch / stale claims (the server's start-up sync: they cost
-    seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way."""
+    seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way.
+    ``progress`` shows the steps: reading (a tick per file), then writing (one transaction)."""
     report = SyncReport()
     if claim_notes:  # `proofdeck sync`: every card is linted, and its notes listed
-        docs = load_deck(cards_dir, report.claim_notes)
+        docs = load_deck(cards_dir, report.claim_notes, progress=progress)
     else:  # the start-up sync lints only what it may write: cards not stored as they are
         with new_session(engine) as session:
             before = {c.slug: c for c in session.exec(select(Card))}
         docs = load_deck(cards_dir, stored=lambda doc, path, text: _stored(before.get(doc.slug), doc, path, text,
-                                                                           cards_dir))
+                                                                           cards_dir), progress=progress)
+    if progress:
+        progress.step("writing the cards")
     with new_session(engine) as session, session.begin():
         existing = {c.slug: c for c in session.exec(select(Card))}
         changed: list[tuple[Card, CardSource]] = []

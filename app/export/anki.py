@@ -23,6 +23,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from app.cards.pitfalls import split_pitfall
 from app.cards.schema import CardDoc, LangText
+from app.core.progress import Progress
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
 from app.export.tex import unsafe_tex
@@ -203,13 +204,14 @@ def _title(t: LangText) -> str:
 
 
 def write_package(docs: Sequence[CardDoc], path: Path, verdicts: Verdicts | None = None, *,
-                  timestamp: float | None = None, on_card: Callable[[], None] | None = None) -> int:
-    """Write ``path`` (.apkg); returns the number of notes. ``timestamp`` sets the notes' mtime."""
+                  timestamp: float | None = None, progress: Progress | None = None) -> int:
+    """Write ``path`` (.apkg); returns the number of notes. ``timestamp`` sets the notes' mtime; ``progress``
+    shows the cards turned into notes, then the package written."""
     deck = genanki.Deck(DECK_ID, DECK_NAME, description=DECK_DESCRIPTION)
-    for doc in docs:
+    for doc in progress.each("building notes", docs, unit="cards") if progress else docs:
         for note in card_notes(doc, verdicts):
             deck.add_note(note)
-        if on_card:
-            on_card()
+    if progress:
+        progress.step("writing the package")
     genanki.Package(deck).write_to_file(str(path), timestamp=timestamp)
     return len(deck.notes)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -23,6 +23,7 @@ from markupsafe import Markup
 
 from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
+from app.core.progress import Progress
 from app.export.deck import Verdicts
 from app.render.markdown import render_markdown
 from app.render.marks import MARKS_CSS, Mark
@@ -151,12 +152,13 @@ def csp_hash(script: str) -> str:
 
 
 def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
-                    on_card: Callable[[], None] | None = None) -> str:
-    """The handbook HTML for ``docs`` (in the order given, grouped by module and topic)."""
+                    progress: Progress | None = None) -> str:
+    """The handbook HTML for ``docs`` (in the order given, grouped by module and topic); ``progress``
+    shows the cards rendered, then the page assembled."""
     verdicts = verdicts or {}
     titles = {d.slug: d.title for d in docs}
     modules: dict[str, TocModule] = {}
-    for doc in docs:
+    for doc in progress.each("rendering", docs, unit="cards") if progress else docs:
         mkey = doc.module.code or doc.module.en or doc.module.zh
         mod = modules.setdefault(mkey, TocModule(
             LangText(zh=doc.module.zh or doc.module.en or "未分类",
@@ -165,8 +167,8 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
         topic = mod.topics.setdefault(tkey, TocTopic(
             LangText(zh=doc.topic.zh or doc.topic.en or "其他", en=doc.topic.en or doc.topic.zh or "Other")))
         topic.cards.append(card_view(doc, titles, verdicts))
-        if on_card:
-            on_card()
+    if progress:
+        progress.step("assembling the page")
     script = _asset("match.js") + _asset("handbook.js")  # one inline script: the ranking, then the page
     return _environment().get_template("handbook.html").render(
         modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css") + MARKS_CSS),

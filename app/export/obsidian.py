@@ -14,7 +14,7 @@ import json
 import re
 import unicodedata
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from app.cards.schema import SECTION_TITLES, CardDoc, Label, LangText
+from app.core.progress import Progress
 from app.export.deck import Verdicts
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
 from app.export.obsidian_state import VaultState, block_id
@@ -235,16 +236,15 @@ def deck_index(layout: VaultLayout, counts: dict[str, int]) -> str:
 
 
 def vault_files(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
-                on_card: Callable[[], None] | None = None, vault: VaultState | None = None) -> dict[str, str]:
-    """Relative path → note text for the whole vault, in a stable order; ``vault``: see :func:`card_note`."""
+                progress: Progress | None = None, vault: VaultState | None = None) -> dict[str, str]:
+    """Relative path → note text for the whole vault, in a stable order; ``vault``: see :func:`card_note`;
+    ``progress`` ticks once per card note."""
     layout = VaultLayout.plan(docs)
     by_module: dict[str, list[CardDoc]] = {k: [] for k in layout.folder}
     files: dict[str, str] = {}
-    for doc in docs:
+    for doc in progress.each("rendering notes", docs, unit="cards") if progress else docs:
         by_module[layout.module_key(doc)].append(doc)
         files[layout.card_path(doc)] = card_note(doc, layout, verdicts, vault)
-        if on_card:
-            on_card()
     for key, mdocs in by_module.items():
         files[f"{layout.folder[key]}/{layout.index[key]}.md"] = module_index(key, mdocs, layout)
     files[f"{DECK_INDEX}.md"] = deck_index(layout, {k: len(v) for k, v in by_module.items()})
@@ -272,10 +272,11 @@ def _previous_export(folder: Path) -> list[str]:
     return [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
 
 
-def write_vault(folder: Path, files: dict[str, str]) -> list[Path]:
+def write_vault(folder: Path, files: dict[str, str], progress: Progress | None = None) -> list[Path]:
     """Write the notes under ``folder``; every path is checked to stay inside it. Notes that the
     previous export wrote (listed in ``.proofdeck-export.json``) and this one does not are removed,
-    so a renamed card leaves no stale note behind; nothing else in the folder is touched."""
+    so a renamed card leaves no stale note behind; nothing else in the folder is touched. ``progress``
+    ticks once per note written."""
     targets = {rel: safe_join(folder, rel) for rel in files}  # check every path before writing any
     folder.mkdir(parents=True, exist_ok=True)
     for rel in sorted(set(_previous_export(folder)) - set(files)):
@@ -287,7 +288,7 @@ def write_vault(folder: Path, files: dict[str, str]) -> list[Path]:
             stale.unlink()
             if stale.parent != folder.resolve() and not any(stale.parent.iterdir()):
                 stale.parent.rmdir()
-    for rel, text in files.items():
+    for rel, text in progress.each("writing", list(files.items()), unit="notes") if progress else files.items():
         targets[rel].parent.mkdir(parents=True, exist_ok=True)
         targets[rel].write_bytes(text.encode("utf-8"))
     manifest = json.dumps(sorted(files), ensure_ascii=False, indent=0)

@@ -26,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from app.cards.schema import SLUG_RE
+from app.core.progress import Progress
 
 BLOCK_PREFIX = "pd-"
 NOTE_REVIEW_KEYS = ("sr-due", "sr-interval", "sr-ease")
@@ -157,11 +158,12 @@ def _owner(lines: list[str], n: int, first: int) -> str | None:
     return None
 
 
-def read_vault_notes(notes: Mapping[str, str]) -> VaultState:
+def read_vault_notes(notes: Mapping[str, str], progress: Progress | None = None) -> VaultState:
     """Every exported card note among ``notes`` (path → text). Two notes with one slug: the first by
-    path wins and the other is reported."""
+    path wins and the other is reported. ``progress`` ticks once per note."""
     state = VaultState()
-    for path in sorted(notes):
+    paths = sorted(notes)
+    for path in progress.each("parsing notes", paths, unit="notes") if progress else paths:
         note, problems = read_note(path, notes[path])
         state.problems += problems
         if note is None:
@@ -174,14 +176,16 @@ def read_vault_notes(notes: Mapping[str, str]) -> VaultState:
     return state
 
 
-def read_vault_folder(folder: Path) -> tuple[dict[str, str], list[Problem]]:
+def read_vault_folder(folder: Path, progress: Progress | None = None) -> tuple[dict[str, str], list[Problem]]:
     """Every ``.md`` note under ``folder`` (path relative to it → text); hidden folders (``.obsidian``,
-    ``.trash``) are skipped; a note too large or not UTF-8 is reported and skipped."""
+    ``.trash``) are skipped; a note too large or not UTF-8 is reported and skipped. ``progress`` ticks
+    once per file read."""
     out: dict[str, str] = {}
     problems: list[Problem] = []
     if not folder.is_dir():
         return out, problems
-    for path in sorted(folder.rglob("*.md")):
+    paths = sorted(folder.rglob("*.md"))
+    for path in progress.each("reading the vault", paths, unit="files") if progress else paths:
         rel = path.relative_to(folder).as_posix()
         if any(part.startswith(".") for part in path.relative_to(folder).parts) or not path.is_file():
             continue
@@ -198,9 +202,9 @@ def read_vault_folder(folder: Path) -> tuple[dict[str, str], list[Problem]]:
     return out, problems
 
 
-def read_vault(folder: Path) -> VaultState:
+def read_vault(folder: Path, progress: Progress | None = None) -> VaultState:
     """:func:`read_vault_notes` of :func:`read_vault_folder`, with the problems of both."""
-    notes, problems = read_vault_folder(folder)
-    state = read_vault_notes(notes)
+    notes, problems = read_vault_folder(folder, progress)
+    state = read_vault_notes(notes, progress)
     state.problems[:0] = problems
     return state

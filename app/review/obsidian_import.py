@@ -39,6 +39,7 @@ from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.core.progress import Progress
 from app.core.writes import run_write
 from app.export.obsidian_state import Problem, VaultState
 from app.models.clock import user_changed
@@ -179,11 +180,13 @@ def _items(session: Session, slugs: list[str]) -> dict[tuple[str, str], Any]:
     return {(r.slug, r.key): r for r in rows}
 
 
-def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportReport:
-    """Apply ``vault``'s scheduling comments to ``user_id``'s states (see the module docstring)."""
+def import_reviews(engine: Engine, user_id: int, vault: VaultState, progress: Progress | None = None) -> ImportReport:
+    """Apply ``vault``'s scheduling comments to ``user_id``'s states (see the module docstring); ``progress``
+    ticks once per note read, then shows the one write."""
     report = ImportReport(problems=list(vault.problems))
     parsed: list[tuple[str, str, Schedule]] = []
-    for slug, note in sorted(vault.notes.items()):
+    notes = sorted(vault.notes.items())
+    for slug, note in progress.each("reading schedules", notes, unit="notes") if progress else notes:
         for fu_id, body in sorted(note.schedules.items()):
             try:
                 schedule = parse_schedule(body)
@@ -236,5 +239,7 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState) -> ImportRep
         if inserts or updates:
             user_changed(session, user_id)
 
+    if progress:
+        progress.step("storing")
     run_write(engine, work)
     return report

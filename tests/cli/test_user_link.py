@@ -1,8 +1,11 @@
-"""``proofdeck user link NAME``: a fresh, working login link on the address the server was started with."""
+"""``proofdeck user link NAME``: a fresh, working login link on the address of the server on that database,
+and a word when no server answers there."""
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -37,12 +40,21 @@ def link_in(text: str) -> str:
 
 
 def test_link_names_the_served_port_and_logs_in(database_url: str) -> None:
-    assert invoke("user", "add", "alice", "--database-url", database_url)[0] == 0
-    served.record("http://127.0.0.1:8731", database_url)  # what `proofdeck serve --port 8731` writes
-    code, out, _ = invoke("user", "link", "alice", "--database-url", database_url)
-    assert code == 0
+    code, _, err = invoke("user", "add", "alice", "--database-url", database_url)
+    assert code == 0 and "no server has been started on this database yet" in err and "make run" in err
+    with socket.socket() as listener:  # a server on this database, listening where it recorded
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        served.record(f"http://127.0.0.1:{port}", database_url, host="127.0.0.1", port=port, pid=os.getpid())
+        code, out, err = invoke("user", "link", "alice", "--database-url", database_url)
+    assert code == 0 and err == ""  # it runs: nothing to add
     url = link_in(out)
-    assert url.startswith("http://127.0.0.1:8731/login?token=")
+    assert url.startswith(f"http://127.0.0.1:{port}/login?token=")
+    # stopped: the link still names where it ran, and the CLI says how to start it there again
+    code, out, err = invoke("user", "link", "alice", "--database-url", database_url)
+    assert link_in(out).startswith(f"http://127.0.0.1:{port}/login?token=")
+    assert "is not running" in err and f"make run PORT={port}" in err
     again = link_in(invoke("user", "link", "alice", "--database-url", database_url)[1])
     assert again != url  # a fresh token each time
     engine = create_engine(database_url)
@@ -80,3 +92,18 @@ def test_verify_without_torch_says_how_to_install_it(monkeypatch: pytest.MonkeyP
     code, _out, err = invoke("verify")
     assert code == 2
     assert "make verify" in err and "pip install -e '.[verify]'" in err.replace("\n", "")
+
+
+def test_a_port_that_answers_without_the_recorded_process_is_not_the_server(database_url: str) -> None:
+    import subprocess
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        served.record(f"http://127.0.0.1:{port}", database_url, host="0.0.0.0", port=port, pid=gone.pid)
+        assert served.where(database_url) == served.Served(f"http://127.0.0.1:{port}", "recorded", False)
+        served.record(f"http://127.0.0.1:{port}", database_url, host="0.0.0.0", port=port, pid=os.getpid())
+        assert served.where(database_url).running  # 0.0.0.0: reached on the loopback

@@ -1,8 +1,10 @@
-"""``proofdeck serve`` (what ``make run`` calls): a real server whose first-start login link names its own port,
-printed last (after uvicorn's start-up lines) on a line of its own; ``proofdeck user link`` then names that port."""
+"""``proofdeck serve`` (what ``make run`` calls): a real server whose log shows the start-up sync's progress and
+summary, and whose first-start login link names its own port, printed last (after uvicorn's start-up lines) on
+a line of its own; ``proofdeck user link`` then names that port, without a word about a stopped server."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -21,7 +23,7 @@ def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROOFDECK_BASE_URL"}
     env.update(PROOFDECK_DATABASE_URL=database_url, PROOFDECK_CARDS_DIR=str(cards_dir), PYTHONUNBUFFERED="1",
-               PROOFDECK_SERVED_FILE=str(tmp_path / "served.json"))
+               PROOFDECK_SERVED_FILE=str(tmp_path / "served.json"), PROOFDECK_PROGRESS_INTERVAL="0")
     log = tmp_path / "serve.log"
     with log.open("wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)], cwd=ROOT,
@@ -37,6 +39,12 @@ def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards
         url = link.group(1)
         text = log.read_text()
         assert text.index("Uvicorn running on") < text.index("Log in as 'admin'") < link.start()
+        cards = len([p for p in cards_dir.glob("*.md") if p.name.lower() != "readme.md"])
+        assert f"INFO:     proofdeck: reading {cards}/{cards} card files (" in text
+        assert re.search(rf"^INFO:     proofdeck: cards synced: {cards} added, 0 updated, 0 unchanged, 0 retired in "
+                         r"\d+\.\d s$", text, re.MULTILINE), text
+        recorded = json.loads((tmp_path / "served.json").read_text())
+        assert (recorded["port"], recorded["pid"]) == (port, proc.pid)
         assert url.startswith(f"http://127.0.0.1:{port}/login?token=")
         while True:
             try:
@@ -53,7 +61,7 @@ def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards
         fresh = subprocess.run([sys.executable, "-m", "app.cli.main", "user", "link", "admin"], cwd=ROOT, env=env,
                                capture_output=True, text=True, timeout=60)
         assert fresh.returncode == 0, fresh.stderr
-        assert f"http://127.0.0.1:{port}/login?token=" in fresh.stdout
+        assert f"http://127.0.0.1:{port}/login?token=" in fresh.stdout and "not running" not in fresh.stderr
     finally:
         os.killpg(proc.pid, 15)
         proc.wait(timeout=15)

@@ -32,12 +32,12 @@ def test_a_new_claim_moves_a_statement_from_unchecked_to_checked(tmp_path: Path)
 def test_cli_prints_checked_over_found_and_the_unchecked() -> None:
     result = CliRunner().invoke(cli, ["claims", "coverage", "zero-sharding", "--cards", str(CARDS)])
     assert result.exit_code == 0, result.output
-    first = result.output.splitlines()[0]
+    first = result.stdout.splitlines()[0]
     cov = card_coverage(CARDS / "zero-sharding.md")
     assert first == f"zero-sharding: {len(cov.checked)} / {len(cov.found)} checked ({cov.ratio:.0%})"
-    assert "unchecked zh: 14Ψ" not in result.output  # the zh "14Ψ" is a claim (refuted, but checked)
+    assert "unchecked zh: 14Ψ" not in result.stdout  # the zh "14Ψ" is a claim (refuted, but checked)
     pipe = CliRunner().invoke(cli, ["claims", "coverage", "pipeline-parallelism", "--cards", str(CARDS)])
-    assert "  unchecked en: \\frac{p-1}{m+p-1}" in pipe.output.splitlines(), pipe.output
+    assert "  unchecked en: \\frac{p-1}{m+p-1}" in pipe.stdout.splitlines(), pipe.output
     missing = CliRunner().invoke(cli, ["claims", "coverage", "no-such-card", "--cards", str(CARDS)])
     assert missing.exit_code == 1
 

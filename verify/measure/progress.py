@@ -4,6 +4,11 @@
 
 A rank calls ``note(text)``; it writes only where the launcher named a file (``VERIFY_PROGRESS_FILE``,
 rank 0 only), so tests and torchrun jobs write nothing. The parent reads new lines with ``Follower``.
+
+A process that runs ``python -m verify`` (``proofdeck verify`` when its output is a log, not a terminal)
+names a second file in ``VERIFY_PROGRESS_ECHO``: rank 0 appends the same lines there too, and that process
+follows it with its own ``Follower`` to print plain progress lines (the sweep's bars are drawn only on a
+terminal).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import os
 
 ENV = "VERIFY_PROGRESS_FILE"
+ECHO_ENV = "VERIFY_PROGRESS_ECHO"
 
 
 def note(text: str) -> None:
@@ -18,8 +24,11 @@ def note(text: str) -> None:
     path = os.environ.get(ENV)
     if not path:
         return
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(text.replace("\n", " ") + "\n")
+    line = text.replace("\n", " ") + "\n"
+    for target in (path, os.environ.get(ECHO_ENV)):
+        if target:
+            with open(target, "a", encoding="utf-8") as f:
+                f.write(line)
 
 
 class Follower:
