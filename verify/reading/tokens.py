@@ -1,0 +1,179 @@
+"""The tokens of plain math in card text: numbers merged with what they are written with (a scale such as
+``7B`` or ``3 亿``, a unit, ``%``, ``×`` / 倍, Ψ), operators, relations, words.
+
+    python -c "from verify.reading.tokens import tokens; print(tokens('16 × 7×10^9 = 112 GB'))"
+
+A number glued to a name is part of it (E4M3, H100, fp16, ZeRO-3, LLaMA-2-7B, but N-1 is arithmetic); a year
+and an enumeration ("1）", "(2)") state no quantity; a unit is a pint unit of information, time or compute
+(``verify.reading.units``), and a one-letter unit (s, h, d) needs a space before it and no operator after it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from verify.reading import units
+
+EXACT = 15  # the decimals of a number written exactly (a power such as 2^-14)
+RELATIONS = {"=": "=", "≈": "≈", "≃": "≈", "~=": "≈", "≅": "≈", "约等于": "≈", "<": "<", ">": ">", "≤": "<=",
+             "≥": ">=", "<=": "<=", ">=": ">="}
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_TOKEN = re.compile(
+    r"(?P<num>" + _NUM + r")"
+    r"(?P<sci>\s*[×x*]\s*10\s*\^\s*\{?\s*[-−]?\d+\}?|[eE][-+]?\d+(?![\w])|\^\s*\{?\s*[-−]?\d+\}?)?"
+    r"|(?P<rel>约等于|~=|<=|>=|[=≈≃≅≤≥<>])"
+    r"|(?P<op>[+\-−×*·/^()])"
+    r"|(?P<psi>Ψ|\bPsi\b)"
+    r"|(?P<word>[A-Za-zα-ωΑ-Ω_][A-Za-zα-ωΑ-Ω0-9_]*(?:/[A-Za-z]+)?|[\u4e00-\u9fff]+|%|％)"
+    r"|(?P<space>\s+)"
+    r"|(?P<other>.)", re.S)
+_SCALE = {"K": 10**3, "k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12, "billion": 10**9, "million": 10**6,
+          "thousand": 10**3, "trillion": 10**12, "万": 10**4, "亿": 10**8, "千": 10**3}
+_MULT_WORDS = {"×", "x", "倍", "fold", "times"}
+# a number glued to a name is part of it: E4M3, H100, fp16, ZeRO-3, GPT-3, LLaMA-2-7B (but N-1 is arithmetic)
+_NAME_BEFORE = re.compile(r"[A-Za-z_]$|(?<![_A-Za-z])[A-Za-z]{2,}[-‐]$|(?<![_A-Za-z])[A-Za-z]{2,}[-‐]\d+[-‐]$")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_ENUMERATION = re.compile(r"[)）]")
+_ENUM_BEFORE = re.compile(r"[\s(（：:；;，,。\u4e00-\u9fff]")
+
+
+@dataclass
+class Tok:
+    kind: str  # atom | rel | op | psi | word | stop
+    text: str
+    start: int
+    value: sp.Expr | None = None
+    digits: int = 0
+    unit: str = ""
+    gap: bool = True  # whitespace (or the start) before it: implicit multiplication needs none
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+# a unit as cards spell it after a number; what it means comes from pint (verify.reading.units)
+_UNIT_WORD = re.compile(r"(?:[kKMGTPE]i?B|bytes?|[kKMGTP]?bits?|[KMGT]b|Gbps|ms|μs|us|ns|secs?|seconds?|mins?|minutes?"
+                        r"|hours?|hrs?|days?|[KMGTP]?FLOPS?|[KMGTP]?FLOPs|[kKMGTP]?FLOP|s|h|d)(?:/s)?$")
+_ONE_LETTER_UNITS = {"s", "h", "d"}
+
+
+def _enumerated(text: str, at: int) -> bool:
+    """The number at ``at`` (followed by a closing parenthesis) numbers a list: "1）", " (2) ", not "0.8^(5)"."""
+    before = text[:at]
+    if before.endswith(("(", "（")):
+        before = before[:-1]
+    return not before or bool(_ENUM_BEFORE.match(before[-1]))
+
+
+def _unit_after(word: str, gap: bool, following: str) -> str:
+    """``word`` as the unit of the number before it, or "" (a one-letter unit needs a space before it and
+    no operator after it: the h of "12h² + 13h" is the hidden size, not hours)."""
+    if re.match(r"[\u4e00-\u9fff]", word):
+        return next((word[:n] for n in range(len(word), 0, -1) if units.unit(word[:n]) is not None), "")
+    if not _UNIT_WORD.match(word) or units.unit(word) is None:
+        return ""
+    if word in _ONE_LETTER_UNITS and (not gap or re.match(r"\s*[\^²³(*/+]", following)):
+        return ""
+    return word
+
+
+def _number(num: str, sci: str | None) -> tuple[sp.Rational, int, sp.Rational]:
+    """(value, decimals written, the written mantissa): 3.39×10^38 is 3.39 to two decimals, times 10^38; a power
+    (2^-14) is exact."""
+    value = sp.Rational(num.replace(",", ""))
+    digits = len(num.split(".")[1]) if "." in num else 0
+    if not sci:
+        return value, digits, value
+    exp = int(re.sub(r"[^\d\-−+]", "", sci.split("^")[-1] if "^" in sci else sci.strip()[1:]).replace("−", "-"))
+    if sci.lstrip().startswith("^"):
+        power = value ** exp
+        return power, EXACT, power
+    return value * sp.Integer(10) ** exp, digits, value
+
+
+def tokens(text: str) -> list[Tok]:
+    """Numbers with what follows them (a scale, a unit, %, ×, Ψ) merged into one atom token. A number glued to
+    the letters before it is part of a name (ZeRO-3, E4M3, fp16, H100), not a statement."""
+    raw = list(_TOKEN.finditer(text))
+    out: list[Tok] = []
+    i, gap = 0, True
+    while i < len(raw):
+        m = raw[i]
+        kind = "num" if m.group("num") else (m.lastgroup or "other")
+        if kind == "space":
+            gap = True
+            i += 1
+            continue
+        if kind == "num" and _NAME_BEFORE.search(text[:m.start()]):
+            out.append(Tok("word", m.group(0), m.start(), gap=gap))  # part of a name: E4M3, ZeRO-3, fp16
+            i, gap = i + 1, False
+            continue
+        if kind == "num":
+            value, digits, mantissa = _number(m.group("num"), m.group("sci"))
+            tok = Tok("atom", m.group(0), m.start(), value, digits, gap=gap)
+            tok.extra["mantissa"] = mantissa
+            j = i + 1
+            if j < len(raw) and raw[j].lastgroup == "word" and raw[j].group(0) in _SCALE and \
+                    (raw[j].group(0) not in "KMBTk" or True):  # 7B, 1.4T, 128K glued on
+                tok.value = sp.Integer(_SCALE[raw[j].group(0)]) * value  # 7B: 7 (written) billion
+                tok.text, j = text[m.start():raw[j].end()], j + 1
+            elif j + 1 < len(raw) and raw[j].lastgroup == "space" and raw[j + 1].group(0) in _SCALE and \
+                    len(raw[j + 1].group(0)) > 1 or (j + 1 < len(raw) and raw[j].lastgroup == "space"
+                                                     and raw[j + 1].group(0) in ("万", "亿", "千")):
+                tok.value = sp.Integer(_SCALE[raw[j + 1].group(0)]) * value  # 7 billion, 3 亿
+                tok.text, j = text[m.start():raw[j + 1].end()], j + 2
+            spaced = j < len(raw) and raw[j].lastgroup == "space"
+            k = j + 1 if spaced else j
+            if k < len(raw):
+                nxt = raw[k]
+                word, rest = nxt.group(0), text[nxt.end():nxt.end() + 3]
+                if nxt.lastgroup == "word" and word in ("%", "％"):
+                    tok.unit, tok.text, j = "%", text[m.start():nxt.end()], k + 1
+                elif (nxt.lastgroup == "op" and word == "×" or nxt.lastgroup == "word" and word in _MULT_WORDS) \
+                        and not _followed_by_operand(raw, k + 1):
+                    tok.unit, tok.text, j = "×", text[m.start():nxt.end()], k + 1
+                elif nxt.lastgroup == "psi":
+                    tok.extra["psi"] = True  # 16Ψ: the parser multiplies by the vocabulary's Ψ
+                    tok.text, j = text[m.start():nxt.end()], k + 1
+                elif nxt.lastgroup == "word" and (unit_ := _unit_after(word, spaced, rest)):
+                    tok.unit, tok.text, j = unit_, text[m.start():nxt.start() + len(unit_)], k + 1
+            if _YEAR.fullmatch(tok.text.strip()) and not tok.unit:
+                tok.kind = "word"  # a year (Rajbhandari et al. 2020) states no quantity
+            elif _ENUMERATION.match(text, m.end()) and re.fullmatch(r"\d{1,2}", tok.text) and _enumerated(text, m.start()):
+                tok.kind = "word"  # "1）…；2）…", "(1) … (2)": an enumeration
+            out.append(tok)
+            i, gap = j, False
+            continue
+        if kind in ("rel", "op", "psi", "word"):
+            out.append(Tok(kind, m.group(0), m.start(), gap=gap))
+        elif m.group(0) not in " \t":
+            out.append(Tok("stop", m.group(0), m.start(), gap=gap))
+        i, gap = i + 1, False
+    return _split_symbols(out)
+
+
+def _split_symbols(toks: list[Tok]) -> list[Tok]:
+    """A word of one-letter vocabulary symbols glued to math ("sbh(", "5as", "ht)") as one symbol per letter."""
+    from verify.known.vocabulary import SYMBOLS
+
+    out: list[Tok] = []
+    for k, t in enumerate(toks):
+        def glue(n: Tok) -> bool:
+            return n.kind in ("atom", "psi") or (n.kind == "op" and n.text in "()*/^·")
+        glued = (k > 0 and not t.gap and glue(toks[k - 1])) or \
+                (k + 1 < len(toks) and not toks[k + 1].gap and glue(toks[k + 1]))
+        if t.kind == "word" and 1 < len(t.text) <= 5 and glued and all(c in SYMBOLS for c in t.text):
+            out += [Tok("word", c, t.start + n, gap=t.gap and n == 0) for n, c in enumerate(t.text)]
+        else:
+            out.append(t)
+    return out
+
+
+def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
+    while k < len(raw) and raw[k].lastgroup == "space":
+        k += 1
+    return k < len(raw) and (bool(raw[k].group("num")) or raw[k].lastgroup == "psi" or raw[k].group(0) == "(")
+
+
