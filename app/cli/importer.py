@@ -1,5 +1,6 @@
 """``proofdeck import``: turn raw bank exports into card files (one ``<slug>.md`` per card);
-``proofdeck import obsidian-reviews`` (:mod:`app.cli.obsidian_reviews`) lives in the same group.
+``proofdeck import obsidian-reviews`` (:mod:`app.cli.obsidian_reviews`) and ``handbook-reviews``
+(:mod:`app.cli.handbook_reviews`) live in the same group.
 ``proofdeck import PATHS...`` without a subcommand name is the bank import, as it always was."""
 
 from __future__ import annotations
@@ -28,16 +29,18 @@ class _BankByDefault(TyperGroup):
         return sorted(self.commands)
 
     def format_usage(self, ctx: Context, formatter: Any) -> None:
-        formatter.write_usage(ctx.command_path, "[bank] PATHS... --out DIR | obsidian-reviews VAULT --user NAME")
+        formatter.write_usage(ctx.command_path, "[bank] PATHS... --out DIR | obsidian-reviews VAULT --user NAME | "
+                                                "handbook-reviews FILE --user NAME")
 
 
 def register(cli: typer.Typer) -> None:
-    from app.cli import obsidian_reviews
+    from app.cli import handbook_reviews, obsidian_reviews
 
     group = typer.Typer(cls=_BankByDefault, no_args_is_help=True,
-                        help="Import raw bank cards (the default), or reviews done in Obsidian.")
+                        help="Import raw bank cards (the default), or reviews done in Obsidian or the handbook.")
     cli.add_typer(group, name="import")
     obsidian_reviews.register(group)
+    handbook_reviews.register(group)
 
     @group.command("bank")
     def import_(

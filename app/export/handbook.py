@@ -15,8 +15,8 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -169,7 +169,8 @@ def _study_script() -> str:
 
 def _study_view(study: StudyDeck) -> dict[str, Any]:
     templates = [SimpleNamespace(id=t.id, front=Html(rendered_html(t.front.zh), rendered_html(t.front.en)),
-                                 back=Html(rendered_html(t.back.zh), rendered_html(t.back.en))) for t in study.templates]
+                                 back=Html(rendered_html(t.back.zh), rendered_html(t.back.en)))
+                 for t in study.templates]
     return {"study": SimpleNamespace(data=study.data, templates=templates), "study_json": Markup(study.json())}
 
 

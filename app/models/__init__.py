@@ -9,5 +9,5 @@ from app.models.user import ApiToken, LoginFailure, User, UserSettings
 from app.models.verification import ClaimVerdict, VerificationRun
 
 __all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "ChangeClock",
-           "ClaimVerdict", "DeckIdentity", "DrillShowing", "ItemHold", "ItemSource", "ItemState", "LoginFailure", "ReviewItem",
-           "ReviewLog", "UndoRecord", "User", "UserSettings", "VerificationRun"]
+           "ClaimVerdict", "DeckIdentity", "DrillShowing", "ItemHold", "ItemSource", "ItemState", "LoginFailure",
+           "ReviewItem", "ReviewLog", "UndoRecord", "User", "UserSettings", "VerificationRun"]

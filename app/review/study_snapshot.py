@@ -13,8 +13,8 @@ from datetime import datetime
 from sqlalchemy import or_
 from sqlmodel import col, select
 
-from app.core.db import new_session
 from app.cards.schema import CardDoc
+from app.core.db import new_session
 from app.export.study import StudyDeck, UserStudyState, study_deck
 from app.models.deck import deck_id
 from app.models.hold import ItemHold
