@@ -312,7 +312,11 @@
     var b = document.querySelector("[data-set-lang='" + data.prefs.language + "']");
     if (b) b.click();
   }
-  window.proofdeckStudy = { fsrs: fsrs, label: proofdeckFsrs.label, grade: proofdeckAnswers.grade,
-                            reviews: function () { load(); return reviews.slice(); } };
+  /* what tests (and a curious user's console) can ask: the scheduler, the grader, the answers kept, a state */
+  window.proofdeckStudy = {
+    fsrs: fsrs, label: proofdeckFsrs.label, grade: proofdeckAnswers.grade,
+    reviews: function () { load(); return reviews.slice(); },
+    state: function (name) { load(); replay(Date.now()); var it = byName[name]; return it ? states[it.index] || null : null; }
+  };
   route();
 })();

@@ -113,14 +113,14 @@ def _user_part(user: UserStudyState, index: Mapping[int, int]) -> dict[str, Any]
         "exported_at": as_utc(user.now).isoformat(),
         "prefs": {"language": user.prefs.language, "new_per_day": user.prefs.new_per_day,
                   "reviews_per_day": user.prefs.reviews_per_day},
-        "scheduler": _scheduler_part(scheduler),
+        "scheduler": scheduler_config(scheduler),
         "today": {"day": as_utc(user.now).date().isoformat(), "new": user.new_today, "reviews": user.reviews_today},
         "states": states,
         "held": {str(index[i]): _ms(until) or 0 for i, until in sorted(user.held.items()) if i in index},
     }
 
 
-def _scheduler_part(scheduler: Any) -> dict[str, Any]:
+def scheduler_config(scheduler: Any) -> dict[str, Any]:
     d = scheduler.to_dict()
     return {"parameters": d["parameters"], "desired_retention": d["desired_retention"],
             "learning_steps": d["learning_steps"], "relearning_steps": d["relearning_steps"],
@@ -165,7 +165,7 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
         items.append(entry)
     digest = hashlib.sha256(json.dumps(items, sort_keys=True).encode())
     data: dict[str, Any] = {"format": FORMAT, "deck": deck, "items": items, "user": None, "exported_at": None,
-                            "scheduler": _scheduler_part(make_scheduler(fuzz=False)),
+                            "scheduler": scheduler_config(make_scheduler(fuzz=False)),
                             "prefs": {"language": "both", "new_per_day": Prefs().new_per_day,
                                       "reviews_per_day": Prefs().reviews_per_day},
                             "today": None, "states": {}, "held": {}}
