@@ -316,7 +316,8 @@
   window.proofdeckStudy = {
     fsrs: fsrs, label: proofdeckFsrs.label, grade: proofdeckAnswers.grade,
     reviews: function () { load(); return reviews.slice(); },
-    state: function (name) { load(); replay(Date.now()); var it = byName[name]; return it ? states[it.index] || null : null; }
+    state: function (name) { load(); replay(Date.now()); var it = byName[name]; return it ? states[it.index] || null : null; },
+    current: function () { return current ? { item: current.name, showing: lastShowing } : null; }
   };
   route();
 })();
