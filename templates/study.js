@@ -279,7 +279,7 @@
 
   document.addEventListener("keydown", function (ev) {
     if ($("study").hidden) return;
-    if (ev.target instanceof HTMLInputElement) return;  /* typing an answer (Enter submits the form) */
+    if (ev.target instanceof HTMLInputElement) return;  /* typing an answer (Enter submits it) */
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.key === "z") { ev.preventDefault(); undo(); return; }
     if (ev.key === " ") {
@@ -298,7 +298,10 @@
   document.querySelectorAll("#s-grades button").forEach(function (b) {
     b.addEventListener("click", function () { grade(Number(b.getAttribute("data-rating"))); });
   });
-  $("s-typed").addEventListener("submit", function (ev) { ev.preventDefault(); submitTyped(); });
+  $("s-submit").addEventListener("click", submitTyped);
+  $("s-answer").addEventListener("keydown", function (ev) {
+    if (ev.key === "Enter") { ev.preventDefault(); submitTyped(); }
+  });
   document.querySelectorAll("[data-action=export-reviews]").forEach(function (b) { b.addEventListener("click", download); });
   document.querySelectorAll("[data-set-lang]").forEach(function (b) {
     b.addEventListener("click", function () {
