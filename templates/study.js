@@ -132,7 +132,7 @@
         : children(fu && fu.querySelector(".answer"));
       return { front: children(fu && fu.querySelector("summary")), back: back };
     }
-    var t = template(it.kind === "drill" ? "sd-" + it.index + "-" + showing : "st-" + it.index);
+    var t = template(it.kind === "drill" ? "sd-" + it.key + "-" + showing : "st-" + it.index);
     return { front: children(t.front), back: children(t.back) };
   }
   function title(it) {
@@ -159,7 +159,7 @@
   function show(it) {
     current = it; revealed = false; answered = false; shownAt = Date.now();
     var s = states[it.index];
-    var n = it.kind === "drill" ? it.extra.length : 1;
+    var n = it.kind === "drill" ? data.drills[it.key].length : 1;
     lastShowing = it.kind === "drill" ? ((s ? s.reps : 0) % n) : null;
     var f = faces(it, lastShowing);
     $("s-done").hidden = true; $("s-item").hidden = false;
@@ -171,7 +171,7 @@
     var typed = it.kind === "drill";
     $("s-typed").hidden = !typed; $("s-reveal-row").hidden = typed;
     if (typed) {
-      var unit = it.extra[lastShowing][3];
+      var unit = data.drills[it.key][lastShowing][3];
       document.querySelectorAll("#s-typed .s-unit").forEach(function (u) { u.textContent = unit; });
       var input = $("s-answer"); input.value = ""; input.disabled = false; input.focus();
     } else {
@@ -223,7 +223,7 @@
   function submitTyped() {
     if (!current || current.kind !== "drill" || answered) return;
     var typed = $("s-answer").value.trim();
-    var showing = current.extra[lastShowing];
+    var showing = data.drills[current.key][lastShowing];
     if (!typed) { status(say("请输入一个数", "Type a number") + " (" + showing[3] + ")"); return; }
     var result = proofdeckAnswers.grade(showing[2], typed);
     if (result.error) { status(say(result.zh, result.en)); return; }  /* as the server's 422: not graded */

@@ -2,16 +2,18 @@
 
 The page (``templates/study*.js``) runs the daily review offline from this; the reviews it exports come
 back through ``app.review.handbook_import``. Compact by design (the handbook of 1,000 cards must stay
-small): an item is ``[slug, kind, key, lang, fingerprint, extra]`` in the deck's new-item order, and
+small): an item is ``[slug, kind, key, lang, fingerprint(, sections)]`` in the deck's new-item order, and
 what the handbook already shows is not repeated: a card item's front and back are its title and key
 insights in the card's article, a follow-up's its ``<details>`` there (cloned by the page, never
 re-parsed). Only pitfalls, misconception drills and drill showings bring their own faces, rendered
 here by the server's own code (``app.srs.items``, ``app.srs.misconceptions``) into inert
 ``<template>`` elements. Nothing of card text is in the JSON: names, numbers and fingerprints only.
 
-Drills have :data:`DRILL_SHOWINGS` showings each (fresh numbers after a wrong answer), their seeds made
-from the deck id and the item name: the same deck gives the same bytes, and the import recomputes a
-showing's numbers from its seed (``drills.new_params``) instead of trusting numbers from the file.
+Drills have :data:`DRILL_SHOWINGS` showings each (fresh numbers after a wrong answer), per drill key
+(``"drills": {key: [[seed, fingerprint, expected answer, unit], ...]}``): the eight ZeRO drills of every
+card that has them share their showings, so a deck of 1,000 such cards renders 16 worked solutions, not
+16,000. Seeds come from the deck id and the key: the same deck gives the same bytes, and the import
+recomputes a showing's numbers from its seed (``drills.new_params``) instead of trusting the file.
 
 With a user, their states (``[state, step, stability, difficulty, due ms, last review ms, reps,
 lapses]`` by item index), buried and suspended items, today's new and review counts and review settings
@@ -35,7 +37,7 @@ from sqlmodel import Session
 from app.cards.schema import CardDoc
 from app.models.tables import CARDS, ITEMS
 from app.srs import drills
-from app.srs.item_ids import fingerprint, item_name, showing_fingerprint
+from app.srs.item_ids import fingerprint, showing_fingerprint
 from app.srs.items import Face, answering_sections, card_doc, drill_faces, faces
 from app.srs.misconceptions import misconception_faces
 from app.srs.prefs import Prefs
@@ -85,9 +87,9 @@ def _ms(dt: datetime | None) -> int | None:
     return None if dt is None else round(as_utc(dt).timestamp() * 1000)
 
 
-def drill_seed(deck: str, name: str, showing: int) -> int:
-    """The seed of showing ``showing`` of drill ``name`` (48 bits: exact in JavaScript's numbers)."""
-    return int(hashlib.sha256(f"{deck}:{name}:{showing}".encode()).hexdigest()[:12], 16)
+def drill_seed(deck: str, key: str, showing: int) -> int:
+    """The seed of showing ``showing`` of drill ``key`` (48 bits: exact in JavaScript's numbers)."""
+    return int(hashlib.sha256(f"{deck}:{key}:{showing}".encode()).hexdigest()[:12], 16)
 
 
 def _local(face: Face) -> Face:
@@ -133,28 +135,28 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
     verdicts = card_verdicts(session)
     out = StudyDeck({})
     items: list[list[Any]] = []
+    showings: dict[str, list[list[Any]]] = {}
     index: dict[int, int] = {}
     for row in _items(session):
         doc = by_slug.get(row.slug)
         if doc is None:
             continue
         cv = verdicts.get(row.slug, CardVerdicts())
-        name = item_name(row.slug, row.kind, row.key)
         entry: list[Any] = [row.slug, row.kind, row.key, row.lang, fingerprint(doc, row.kind, row.key, cv)]
         i = len(items)
         if row.kind == "followup":
             fu = next(f for f in doc.follow_ups if f.id == row.key)
             if fu.answer.is_empty():  # the server answers it with the card's closest sections
                 entry.append(list(answering_sections(doc, fu.question.zh + " " + fu.question.en)))
-        elif row.kind == "drill":
-            showings = []
+        elif row.kind == "drill" and row.key not in showings:
+            showings[row.key] = []
             for k in range(DRILL_SHOWINGS):
-                seed = drill_seed(deck, name, k)
+                seed = drill_seed(deck, row.key, k)
                 params = drills.new_params(row.key, seed)
                 front, back = drill_faces(params)
-                out.templates.append(Template(f"sd-{i}-{k}", _local(front), _local(back)))
-                showings.append([seed, showing_fingerprint(params), drills.answer(params), drills.unit(params)])
-            entry.append(showings)
+                out.templates.append(Template(f"sd-{row.key}-{k}", _local(front), _local(back)))
+                showings[row.key].append([seed, showing_fingerprint(params), drills.answer(params),
+                                          drills.unit(params)])
         elif row.kind in ("pitfall", "misconception"):
             if row.kind == "pitfall":
                 front, back = faces(row.source_text, row.slug, row.kind, row.key)
@@ -163,8 +165,9 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
             out.templates.append(Template(f"st-{i}", front, back))
         index[row.id] = i
         items.append(entry)
-    digest = hashlib.sha256(json.dumps(items, sort_keys=True).encode())
-    data: dict[str, Any] = {"format": FORMAT, "deck": deck, "items": items, "user": None, "exported_at": None,
+    digest = hashlib.sha256(json.dumps([items, showings], sort_keys=True).encode())
+    data: dict[str, Any] = {"format": FORMAT, "deck": deck, "items": items, "drills": showings, "user": None,
+                            "exported_at": None,
                             "scheduler": scheduler_config(make_scheduler(fuzz=False)),
                             "prefs": {"language": "both", "new_per_day": Prefs().new_per_day,
                                       "reviews_per_day": Prefs().reviews_per_day},

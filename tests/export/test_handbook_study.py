@@ -67,9 +67,10 @@ def test_every_live_item_compactly_and_no_card_text_in_the_data(synced: Engine) 
     assert no_answer[0] == "summary" and len(no_answer) == 2  # the sections the server answers it with
     assert all(f'class="sec sec-{key}"' in html for key in no_answer)
     # faces the articles do not show come as inert templates, one per pitfall / misconception, two per drill
-    templates = re.findall(r'<template id="(s[td]-\d+(?:-\d)?)">', html)
+    templates = re.findall(r'<template id="(s[td]-[a-z0-9-]+)">', html)
     want = [f"st-{i}" for i, it in enumerate(data["items"]) if it[1] in ("pitfall", "misconception")]
-    want += [f"sd-{i}-{k}" for i, it in enumerate(data["items"]) if it[1] == "drill" for k in range(len(it[5]))]
+    want += [f"sd-{key}-{k}" for key, showings in data["drills"].items() for k in range(len(showings))]
+    assert set(data["drills"]) == {it[2] for it in data["items"] if it[1] == "drill"}
     assert sorted(templates) == sorted(want) and templates
     # and what the articles show is where the page looks for it
     for slug, kind, key, *_rest in data["items"]:

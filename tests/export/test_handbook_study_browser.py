@@ -73,7 +73,7 @@ def _expected_typed(page: Any) -> str:
     shown = page.evaluate("proofdeckStudy.current()")
     data = json.loads(page.locator("#study-data").text_content())
     item = next(i for i in data["items"] if "/".join(i[:3]) == shown["item"])
-    seed = item[5][shown["showing"]][0]
+    seed = data["drills"][item[2]][shown["showing"]][0]
     return f"{drills.answer(drills.new_params(item[2], seed)):.6g}"
 
 

@@ -51,7 +51,7 @@ def obsidian_zip(session: SessionDep) -> Response:
 
 
 @router.get("/export/handbook.html", response_class=Response,
-            responses={200: {"content": {"text/html": {}}}, **errors(401)})
+            responses={200: {"content": {"text/html": {}}}, **errors(401, 422)})
 def handbook_html(session: SessionDep, engine: ReviewEngineDep, user: OptionalUser,
                   mine: bool = Query(False, description="Embed your review state (signed in): the handbook's study "
                                                         "mode then continues your schedule offline.")) -> Response:
