@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime, timedelta
-
 from pathlib import Path
 
 import pytest
@@ -90,7 +89,9 @@ def test_a_users_state_settings_holds_and_counts_travel(synced: Engine) -> None:
     review.update_settings(uid, new_per_day=7, reviews_per_day=50, language="en", desired_retention=0.85)
     with Session(synced) as s:
         docs = load_docs(s)
-        user = s.get(User, uid)
+        found = s.get(User, uid)
+    assert found is not None
+    user = found
     items = handbook_study(review, docs).data["items"]
     first = engine_answer(synced, uid, item_id=_id(synced, items[0]), rating=3, now=T0, fuzz=False)
     review.hold(uid, _id(synced, items[1]), "suspend", now=T0)
@@ -107,8 +108,10 @@ def test_a_users_state_settings_holds_and_counts_travel(synced: Engine) -> None:
 
 def _id(db: Engine, item: list) -> int:  # type: ignore[type-arg]
     with Session(db) as s:
-        return int(s.exec(select(ReviewItem.id).join(Card, col(Card.id) == ReviewItem.card_id).where(
-            Card.slug == item[0], ReviewItem.kind == item[1], ReviewItem.key == item[2])).one())
+        found = s.exec(select(ReviewItem.id).join(Card, col(Card.id) == ReviewItem.card_id).where(
+            Card.slug == item[0], ReviewItem.kind == item[1], ReviewItem.key == item[2])).one()
+        assert found is not None
+        return found
 
 
 def test_the_http_handbook_embeds_your_state_only_when_asked_and_signed_in(export_client: TestClient) -> None:

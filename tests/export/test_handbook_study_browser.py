@@ -42,7 +42,7 @@ def _ms(dt: datetime | None) -> int | None:
     return None if dt is None else round(dt.timestamp() * 1000)
 
 
-class Session_:
+class Learner:
     """Drives the study panel with the keyboard, as a learner would."""
 
     def __init__(self, page: Any) -> None:
@@ -86,7 +86,8 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
     # one answer on the server before the export: the handbook must carry its state (Easy: due in days)
     nxt = httpx.get(f"{live_server}/api/review/next", headers=auth).json()["item"]
     assert nxt["card"]["slug"] == "a-ring" and nxt["kind"] == "card"
-    assert httpx.post(f"{live_server}/api/review", json={"item_id": nxt["id"], "rating": 4}, headers=auth).status_code == 200
+    answered = httpx.post(f"{live_server}/api/review", json={"item_id": nxt["id"], "rating": 4}, headers=auth)
+    assert answered.status_code == 200
 
     handbook = tmp_path / "proofdeck.html"
     runner = CliRunner()
@@ -102,18 +103,18 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
         page.locator("a[data-action=study]").click()  # the Study button opens #study
         assert page.url.endswith("#study") and page.locator("#study").is_visible()
         assert page.locator(".s-who b").inner_text() == "ada"
-        s = Session_(page)
-        kinds = [s.answer(RATINGS[0]), s.answer(RATINGS[1]), s.answer(RATINGS[2])]
+        learner = Learner(page)
+        kinds = [learner.answer(RATINGS[0]), learner.answer(RATINGS[1]), learner.answer(RATINGS[2])]
         assert kinds == ["追问 follow-up", "陷阱 pitfall", "卡片 card"]  # a-ring's card is not due: answered Easy
         # z undoes the last answer: the same item is asked again
         page.keyboard.press("z")
         assert page.locator("#s-status").inner_text().startswith("已撤销")
-        assert s.kind() == "卡片 card"
-        s.answer(RATINGS[3])
-        assert s.kind() == "追问 follow-up"
-        s.answer(RATINGS[4])
-        assert s.kind() == "计算 drill"
-        s.answer(0, typed=_expected_typed(page))  # typed right
+        assert learner.kind() == "卡片 card"
+        learner.answer(RATINGS[3])
+        assert learner.kind() == "追问 follow-up"
+        learner.answer(RATINGS[4])
+        assert learner.kind() == "计算 drill"
+        learner.answer(0, typed=_expected_typed(page))  # typed right
         assert len(page.evaluate("proofdeckStudy.reviews()")) == 5
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
         page.screenshot(path=str(tmp_path / "study-phone.png"), full_page=True)
@@ -135,15 +136,15 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
         assert "5 review(s) imported" in cli_import.output
 
         # study on, typing a wrong answer this time, then bring the rest home over the API
-        s.answer(0, typed="123456") if page.locator("#s-typed").is_visible() else s.answer(RATINGS[5])
-        s.answer(0, typed="123456") if page.locator("#s-typed").is_visible() else s.answer(RATINGS[6])
+        learner.answer(0, typed="123456") if page.locator("#s-typed").is_visible() else learner.answer(RATINGS[5])
+        learner.answer(0, typed="123456") if page.locator("#s-typed").is_visible() else learner.answer(RATINGS[6])
         with page.expect_download() as download:
             page.locator("[data-action=export-reviews]").click()
         file_b = tmp_path / "reviews-b.json"
         download.value.save_as(file_b)
         page_states = {r["item"]: page.evaluate("(n) => proofdeckStudy.state(n)", r["item"])
                        for r in page.evaluate("proofdeckStudy.reviews()")}
-        assert refused == [] and page.errors == []  # type: ignore[attr-defined]
+        assert refused == [] and page.errors == []
     finally:
         context.close()
 
@@ -165,7 +166,8 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
         assert sorted(k for k in keys if k.startswith("handbook:")) == sorted("handbook:" + r["id"] for r in reviews)
         assert len(logs) == 1 + 7  # the server's own answer and each handbook review, once
         ids = {f"{slug}/{kind}/{key}": item_id for item_id, kind, key, slug in s.exec(
-            select(ReviewItem.id, ReviewItem.kind, ReviewItem.key, Card.slug).join(Card, col(Card.id) == ReviewItem.card_id))}
+            select(ReviewItem.id, ReviewItem.kind, ReviewItem.key, Card.slug)
+            .join(Card, col(Card.id) == ReviewItem.card_id))}
         stored = {i.item_id: StateRow.of(i) for i in s.exec(select(ItemState)).all()}
     for name in {r["item"] for r in reviews}:
         mine = [r for r in reviews if r["item"] == name]
@@ -177,14 +179,15 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
                 rating = 3 if drills.grade(params, r["typed"]).correct else 1
                 assert r["correct"] == (rating == 3)
             answers.append((rating, datetime.fromisoformat(r["at"].replace("Z", "+00:00")).astimezone(UTC)))
-        item_id = ids[name]
+        item_id = int(ids[name])  # type: ignore[arg-type]
         want = replay(exported.get(item_id), answers, item_id=item_id)
         assert stored[item_id] == want, name  # the server's own replay
         js = page_states[name]  # and the page's schedule
+        assert want is not None
         assert (js["state"], js["step"], js["due"], js["last_review"]) == \
-            (want.state, want.step, _ms(want.due), _ms(want.last_review)), name  # type: ignore[union-attr]
-        assert js["stability"] == pytest.approx(want.stability, rel=1e-6)  # type: ignore[union-attr]
-        assert js["difficulty"] == pytest.approx(want.difficulty, rel=1e-6)  # type: ignore[union-attr]
+            (want.state, want.step, _ms(want.due), _ms(want.last_review)), name
+        assert js["stability"] == pytest.approx(want.stability, rel=1e-6)
+        assert js["difficulty"] == pytest.approx(want.difficulty, rel=1e-6)
     typed = [r for r in reviews if "typed" in r]
     assert {r["correct"] for r in typed} == {True, False}
     db.dispose()

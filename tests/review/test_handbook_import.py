@@ -53,7 +53,7 @@ def _user(engine: Engine, name: str) -> User:
 def _item_id(engine: Engine, name: str) -> int:
     slug, kind, key = name.split("/")
     with Session(engine) as s:
-        return int(s.exec(select(ReviewItem.id).join(Card, col(Card.id) == ReviewItem.card_id).where(
+        return int(s.exec(select(ReviewItem.id).join(Card, col(Card.id) == ReviewItem.card_id).where(  # type: ignore[arg-type]
             Card.slug == slug, ReviewItem.kind == kind, ReviewItem.key == key)).one())
 
 
@@ -124,13 +124,13 @@ def test_later_server_answers_are_replayed_after_earlier_handbook_ones(engine: E
     assert ada.id is not None
     name = "ring-allreduce/card/card"
     data = study_data(engine, "ada", now=T0)
-    server = engine_answer(engine, ada.id, item_id=_item_id(engine, name), rating=3, now=T0 + DAY + 12 * HOUR, fuzz=False,
-                           idempotency_key="web-answer-1")
+    server = engine_answer(engine, ada.id, item_id=_item_id(engine, name), rating=3, now=T0 + DAY + 12 * HOUR,
+                           fuzz=False, idempotency_key="web-answer-1")
     assert server["state"]["reps"] == 1
     report = _import(engine, ada, reviews_file(data, [entry(data, name, T0 + DAY, 1),
                                                       entry(data, name, T0 + DAY + timedelta(minutes=1), 4)]))
     assert (len(report.imported), report.replayed) == (2, 1)
-    logs = [log for log in _logs(engine, ada.id)]
+    logs = _logs(engine, ada.id)
     assert [(log.rating, log.reviewed_at.replace(tzinfo=UTC)) for log in logs] == \
         [(1, T0 + DAY), (4, T0 + DAY + timedelta(minutes=1)), (3, T0 + DAY + 12 * HOUR)]
     assert logs[-1].idempotency_key == "web-answer-1"  # the server's answer keeps its key (a retry replays it)
@@ -139,7 +139,7 @@ def test_later_server_answers_are_replayed_after_earlier_handbook_ones(engine: E
     want = replay(None, [(1, T0 + DAY), (4, T0 + DAY + timedelta(minutes=1)), (3, T0 + DAY + 12 * HOUR)])
     assert want is not None and want.reps == 3
     assert_same_state(_state(engine, ada.id, name), want)
-    assert logs[-1].state_after == want.log_json()  # type: ignore[union-attr]
+    assert logs[-1].state_after == want.log_json()
 
 
 def test_changed_and_retired_items_are_listed_and_skipped(engine: Engine, deck: Path, tmp_path: Path) -> None:
@@ -223,7 +223,8 @@ def test_cli_imports_once_and_says_why_it_refuses(engine: Engine, deck: Path, da
     assert other.exit_code == 2 and "holds the reviews of 'ada'" in other.output and "nothing imported" in other.output
     broken = tmp_path / "broken.json"
     broken.write_text("{", encoding="utf-8")
-    bad = runner.invoke(cli, ["import", "handbook-reviews", str(broken), "--user", "ada", "--database-url", database_url])
+    bad = runner.invoke(cli, ["import", "handbook-reviews", str(broken), "--user", "ada",
+                              "--database-url", database_url])
     assert bad.exit_code == 2 and "not JSON" in bad.output
     with Session(engine) as s:
         assert s.exec(select(func.count()).select_from(ReviewLog)).one() == 2

@@ -167,6 +167,7 @@ def test_handbook_study_mode_runs_no_card_script(engine: Any, cards_dir: Path, h
     with Session(engine) as s, s.begin():
         user, _token = create_user(s, "tess")
         user_id = user.id
+        assert user_id is not None
     with Session(engine) as s, s.begin():
         settings = s.get(UserSettings, user_id) or UserSettings(user_id=user_id)
         settings.new_per_day = 1000

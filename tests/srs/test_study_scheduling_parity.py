@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,8 +114,9 @@ def test_interval_labels_are_the_quizs(page: Any) -> None:
 
 
 TS_FSRS_OWN = """(runs) => runs.map((run) => {
-  const f = FSRS.fsrs(FSRS.generatorParameters({w: run.cfg.parameters, request_retention: run.cfg.desired_retention,
-                                                enable_fuzz: false, learning_steps: ["1m", "10m"], relearning_steps: ["10m"]}));
+  const f = FSRS.fsrs(FSRS.generatorParameters({
+    w: run.cfg.parameters, request_retention: run.cfg.desired_retention, enable_fuzz: false,
+    learning_steps: ["1m", "10m"], relearning_steps: ["10m"]}));
   let card = FSRS.createEmptyCard(new Date(run.answers[0][1]));
   return run.answers.map(([g, at]) => { card = f.next(card, new Date(at), g).card; return card.due.getTime(); });
 })"""

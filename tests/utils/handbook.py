@@ -82,7 +82,8 @@ def write_handbook(db: Engine, path: Any, username: str | None = None, now: date
 def open_offline(browser: Any, path: Any, *, viewport: dict[str, int] | None = None) -> tuple[Any, Any, list[str]]:
     """``path`` from file:// in a fresh context with the network off and every request but the file's
     refused; returns (context, page, the URLs refused). Close the context."""
-    context = browser.new_context(offline=True, accept_downloads=True, viewport=viewport or {"width": 1280, "height": 900})
+    context = browser.new_context(offline=True, accept_downloads=True,
+                                  viewport=viewport or {"width": 1280, "height": 900})
     page = context.new_page()
     url, refused = path.as_uri(), []
 
@@ -99,5 +100,5 @@ def open_offline(browser: Any, path: Any, *, viewport: dict[str, int] | None = N
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
     page.wait_for_load_state("load")
-    page.errors = errors  # type: ignore[attr-defined]
+    page.errors = errors
     return context, page, refused
