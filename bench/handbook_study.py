@@ -109,10 +109,10 @@ def main() -> None:
         export_s = {name: median(export(name, study, mine), args.repeat) for name, study, mine in rows}
 
         # import: the same answers a day later, as the page writes them
-        names = {it_id: "/".join(it[:3]) for it_id, it in zip(item_ids, data["items"], strict=False)}
+        listed = [[data["cards"][it[0]], *it[1:]] for it in data["items"]]
         entries = [{"id": str(uuid.uuid4()), "item": "/".join(it[:3]), "fp": it[4],
                     "at": (T0 + timedelta(days=2)).isoformat(), "duration_ms": 1000, "rating": 3}
-                   for it in data["items"] if it[1] != "drill"][:args.reviews]
+                   for it in listed if it[1] != "drill"][:args.reviews]
         text = json.dumps({"format": "proofdeck-handbook-reviews", "version": 1, "deck": data["deck"],
                            "export": data["export"], "user": data["user"], "reviews": entries})
         base_db = tmp / "base.db"
@@ -129,7 +129,6 @@ def main() -> None:
         imported = median(lambda: import_handbook_reviews(ReviewEngine(engine), user, read_reviews_file(text)),
                           args.repeat, fresh)
         engine.dispose()
-        assert len(names) == len(item_ids)
 
     base_s, base_b = export_s[rows[0][0]], out[rows[0][0]]
     print(f"{args.cards} cards, {len(data['items'])} review items ({', '.join(sorted(kinds))}); median of "

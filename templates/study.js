@@ -17,8 +17,9 @@
                misconception: "纠错 misconception" };
   var fsrs = proofdeckFsrs.make(data.scheduler);
   var items = data.items.map(function (a, i) {
-    return { index: i, slug: a[0], kind: a[1], key: a[2], lang: a[3], fp: a[4], extra: a[5],
-             name: a[0] + "/" + a[1] + "/" + a[2] };
+    var slug = data.cards[a[0]];
+    return { index: i, slug: slug, kind: a[1], key: a[2], lang: a[3], fp: a[4], extra: a[5],
+             name: slug + "/" + a[1] + "/" + a[2] };
   });
   var byName = {};
   items.forEach(function (it) { byName[it.name] = it; });

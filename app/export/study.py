@@ -2,7 +2,8 @@
 
 The page (``templates/study*.js``) runs the daily review offline from this; the reviews it exports come
 back through ``app.review.handbook_import``. Compact by design (the handbook of 1,000 cards must stay
-small): an item is ``[slug, kind, key, lang, fingerprint(, sections)]`` in the deck's new-item order, and
+small): an item is ``[card, kind, key, lang, fingerprint(, sections)]`` in the deck's new-item order (``card``:
+an index into ``cards``, the slugs), and
 what the handbook already shows is not repeated: a card item's front and back are its title and key
 insights in the card's article, a follow-up's its ``<details>`` there (cloned by the page, never
 re-parsed). Only pitfalls, misconception drills and drill showings bring their own faces, rendered
@@ -135,6 +136,7 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
     verdicts = card_verdicts(session)
     out = StudyDeck({})
     items: list[list[Any]] = []
+    cards: dict[str, int] = {}  # slug -> its index in "cards"
     showings: dict[str, list[list[Any]]] = {}
     index: dict[int, int] = {}
     for row in _items(session):
@@ -142,7 +144,8 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
         if doc is None:
             continue
         cv = verdicts.get(row.slug, CardVerdicts())
-        entry: list[Any] = [row.slug, row.kind, row.key, row.lang, fingerprint(doc, row.kind, row.key, cv)]
+        entry: list[Any] = [cards.setdefault(row.slug, len(cards)), row.kind, row.key, row.lang,
+                            fingerprint(doc, row.kind, row.key, cv)]
         i = len(items)
         if row.kind == "followup":
             fu = next(f for f in doc.follow_ups if f.id == row.key)
@@ -165,8 +168,9 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
             out.templates.append(Template(f"st-{i}", front, back))
         index[row.id] = i
         items.append(entry)
-    digest = hashlib.sha256(json.dumps([items, showings], sort_keys=True).encode())
-    data: dict[str, Any] = {"format": FORMAT, "deck": deck, "items": items, "drills": showings, "user": None,
+    digest = hashlib.sha256(json.dumps([list(cards), items, showings], sort_keys=True).encode())
+    data: dict[str, Any] = {"format": FORMAT, "deck": deck, "cards": list(cards), "items": items, "drills": showings,
+                            "user": None,
                             "exported_at": None,
                             "scheduler": scheduler_config(make_scheduler(fuzz=False)),
                             "prefs": {"language": "both", "new_per_day": Prefs().new_per_day,

@@ -23,6 +23,7 @@ from app.models.user import User
 from app.review.engine import ReviewEngine
 from app.review.study_snapshot import handbook_study
 from tests.export.test_handbook import live_markup
+from tests.utils.handbook import items
 from tests.utils.review import engine_answer
 from tests.utils.srs_cards import make_card, write_deck
 from tests.utils.xss import hostile_card
@@ -58,21 +59,21 @@ def test_every_live_item_compactly_and_no_card_text_in_the_data(synced: Engine) 
     found = live_markup(html)
     assert (found.scripts, found.data_blocks, found.problems, found.sources) == (1, 2, [], [])
     data = _study_json(html)
-    assert sorted("/".join(i[:3]) for i in data["items"]) == sorted(f"{slug}/{kind}/{key}" for kind, key, slug in live)
+    assert sorted("/".join(i[:3]) for i in items(data)) == sorted(f"{slug}/{kind}/{key}" for kind, key, slug in live)
     text = json.dumps(data, ensure_ascii=False)
     assert "<" not in text and all(d.title.en not in text and d.title.zh not in text for d in docs)
-    assert {i[1] for i in data["items"]} == {"card", "followup", "pitfall", "drill"}
-    (no_answer,) = [i[5] for i in data["items"] if i[0] == "b-no-answer" and i[1] == "followup"]
+    assert {i[1] for i in items(data)} == {"card", "followup", "pitfall", "drill"}
+    (no_answer,) = [i[5] for i in items(data) if i[0] == "b-no-answer" and i[1] == "followup"]
     assert no_answer[0] == "summary" and len(no_answer) == 2  # the sections the server answers it with
     assert all(f'class="sec sec-{key}"' in html for key in no_answer)
     # faces the articles do not show come as inert templates, one per pitfall / misconception, two per drill
     templates = re.findall(r'<template id="(s[td]-[a-z0-9-]+)">', html)
-    want = [f"st-{i}" for i, it in enumerate(data["items"]) if it[1] in ("pitfall", "misconception")]
+    want = [f"st-{i}" for i, it in enumerate(items(data)) if it[1] in ("pitfall", "misconception")]
     want += [f"sd-{key}-{k}" for key, showings in data["drills"].items() for k in range(len(showings))]
-    assert set(data["drills"]) == {it[2] for it in data["items"] if it[1] == "drill"}
+    assert set(data["drills"]) == {it[2] for it in items(data) if it[1] == "drill"}
     assert sorted(templates) == sorted(want) and templates
     # and what the articles show is where the page looks for it
-    for slug, kind, key, *_rest in data["items"]:
+    for slug, kind, key, *_rest in items(data):
         assert f'id="card-{slug}"' in html
         if kind == "followup":
             assert f'id="card-{slug}--{key}"' in html
@@ -92,9 +93,9 @@ def test_a_users_state_settings_holds_and_counts_travel(synced: Engine) -> None:
         found = s.get(User, uid)
     assert found is not None
     user = found
-    items = handbook_study(review, docs).data["items"]
-    first = engine_answer(synced, uid, item_id=_id(synced, items[0]), rating=3, now=T0, fuzz=False)
-    review.hold(uid, _id(synced, items[1]), "suspend", now=T0)
+    listed = items(handbook_study(review, docs).data)
+    first = engine_answer(synced, uid, item_id=_id(synced, listed[0]), rating=3, now=T0, fuzz=False)
+    review.hold(uid, _id(synced, listed[1]), "suspend", now=T0)
     data = handbook_study(review, docs, user, now=T0 + timedelta(minutes=1)).data
     assert data["user"] == {"id": uid, "name": "ada"}
     assert data["prefs"] == {"language": "en", "new_per_day": 7, "reviews_per_day": 50}

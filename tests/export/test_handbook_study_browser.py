@@ -23,7 +23,7 @@ from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
 from app.srs import drills
 from app.srs.state import StateRow
-from tests.utils.handbook import open_offline, replay
+from tests.utils.handbook import item_of, open_offline, replay
 from tests.utils.srs_cards import make_card, write_deck
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -72,7 +72,7 @@ def _expected_typed(page: Any) -> str:
     """The right answer of the drill on screen, from its showing's seed (the numbers the server makes)."""
     shown = page.evaluate("proofdeckStudy.current()")
     data = json.loads(page.locator("#study-data").text_content())
-    item = next(i for i in data["items"] if "/".join(i[:3]) == shown["item"])
+    item = item_of(data, shown["item"])
     seed = data["drills"][item[2]][shown["showing"]][0]
     return f"{drills.answer(drills.new_params(item[2], seed)):.6g}"
 

@@ -28,11 +28,16 @@ def study_data(db: Engine, username: str | None = None, now: datetime | None = N
     return handbook_study(ReviewEngine(db), docs, user, now).data
 
 
+def items(data: dict[str, Any]) -> list[list[Any]]:
+    """The handbook's items as ``[slug, kind, key, lang, fingerprint(, sections)]`` (it stores card indexes)."""
+    return [[data["cards"][e[0]], *e[1:]] for e in data["items"]]
+
+
 def item_of(data: dict[str, Any], name: str) -> list[Any]:
-    for entry in data["items"]:
+    for entry in items(data):
         if "/".join(entry[:3]) == name:
-            return list(entry)
-    raise KeyError(f"no item {name} in the handbook: {[ '/'.join(e[:3]) for e in data['items']][:20]}")
+            return entry
+    raise KeyError(f"no item {name} in the handbook: {['/'.join(e[:3]) for e in items(data)][:20]}")
 
 
 def entry(data: dict[str, Any], name: str, at: datetime, rating: int = 3, *, typed: str | None = None,
