@@ -163,7 +163,8 @@ def _ts_fsrs() -> str:
     return f"/*! ts-fsrs: {licence} */\n" + (TS_FSRS / "ts-fsrs.min.js").read_text(encoding="utf-8") + "\n"
 
 
-def _study_script() -> str:
+def study_script() -> str:
+    """The study mode's part of the handbook's one script: ts-fsrs (with its licence), then ours."""
     return _ts_fsrs() + "".join(_asset(name) for name in STUDY_SCRIPTS)
 
 
@@ -198,7 +199,7 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
         if on_card:
             on_card()
     # one inline script: the ranking, the page, then study mode (ts-fsrs and ours)
-    script = _asset("match.js") + _asset("handbook.js") + (_study_script() if study is not None else "")
+    script = _asset("match.js") + _asset("handbook.js") + (study_script() if study is not None else "")
     return _environment().get_template("handbook.html").render(
         modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css") + MARKS_CSS),
         script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
