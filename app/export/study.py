@@ -11,7 +11,7 @@ here by the server's own code (``app.srs.items``, ``app.srs.misconceptions``) in
 ``<template>`` elements. Nothing of card text is in the JSON: names, numbers and fingerprints only.
 
 Drills have :data:`DRILL_SHOWINGS` showings each (fresh numbers after a wrong answer), per drill key
-(``"drills": {key: [[seed, fingerprint, expected answer, unit], ...]}``): the eight ZeRO drills of every
+(``"drills": {key: [[seed, fingerprint, expected answer, unit, parameters], ...]}``): the eight ZeRO drills of every
 card that has them share their showings, so a deck of 1,000 such cards renders 16 worked solutions, not
 16,000. Seeds come from the deck id and the key: the same deck gives the same bytes, and the import
 recomputes a showing's numbers from its seed (``drills.new_params``) instead of trusting the file.
@@ -159,7 +159,7 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
                 front, back = drill_faces(params)
                 out.templates.append(Template(f"sd-{row.key}-{k}", _local(front), _local(back)))
                 showings[row.key].append([seed, showing_fingerprint(params), drills.answer(params),
-                                          drills.unit(params)])
+                                          drills.unit(params), params])
         elif row.kind in ("pitfall", "misconception"):
             if row.kind == "pitfall":
                 front, back = faces(row.source_text, row.slug, row.kind, row.key)

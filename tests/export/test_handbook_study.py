@@ -22,6 +22,7 @@ from app.models.review import ReviewItem
 from app.models.user import User
 from app.review.engine import ReviewEngine
 from app.review.study_snapshot import handbook_study
+from app.srs import drills
 from tests.export.test_handbook import live_markup
 from tests.utils.handbook import items
 from tests.utils.review import engine_answer
@@ -71,6 +72,9 @@ def test_every_live_item_compactly_and_no_card_text_in_the_data(synced: Engine) 
     want = [f"st-{i}" for i, it in enumerate(items(data)) if it[1] in ("pitfall", "misconception")]
     want += [f"sd-{key}-{k}" for key, showings in data["drills"].items() for k in range(len(showings))]
     assert set(data["drills"]) == {it[2] for it in items(data) if it[1] == "drill"}
+    for key, showings in data["drills"].items():  # the numbers are the seed's: what the import recomputes
+        assert all(params == drills.new_params(key, seed) and expected == drills.answer(params)
+                   for seed, _fp, expected, _unit, params in showings)
     assert sorted(templates) == sorted(want) and templates
     # and what the articles show is where the page looks for it
     for slug, kind, key, *_rest in items(data):

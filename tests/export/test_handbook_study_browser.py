@@ -26,7 +26,9 @@ from app.srs.state import StateRow
 from tests.utils.handbook import item_of, open_offline, replay
 from tests.utils.srs_cards import make_card, write_deck
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.backend_agnostic("the import's statements run on both backends in "
+                                           "tests/review/test_handbook_import.py; here the trip through the page")]
 PHONE = {"width": 390, "height": 844}
 RATINGS = [3, 2, 4, 3, 3, 3, 3]  # no Again early on: a 1-minute step could come due mid-session
 
@@ -114,6 +116,8 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
         assert learner.kind() == "追问 follow-up"
         learner.answer(RATINGS[4])
         assert learner.kind() == "计算 drill"
+        page.locator("#s-answer").press_sequentially("3/11")  # keys typed into the answer stay there ("/" too)
+        assert page.locator("#s-answer").input_value() == "3/11"
         learner.answer(0, typed=_expected_typed(page))  # typed right
         assert len(page.evaluate("proofdeckStudy.reviews()")) == 5
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling

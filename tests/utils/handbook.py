@@ -47,7 +47,7 @@ def entry(data: dict[str, Any], name: str, at: datetime, rating: int = 3, *, typ
     out: dict[str, Any] = {"id": review_id or str(uuid.uuid4()), "item": name, "fp": item[4],
                            "at": at.isoformat().replace("+00:00", "Z"), "duration_ms": duration_ms, "rating": rating}
     if item[1] == "drill":
-        seed, fp, expected, _unit = data["drills"][item[2]][showing]
+        seed, fp, expected, _unit, _params = data["drills"][item[2]][showing]
         out.update(typed=typed if typed is not None else f"{expected:.6g}", seed=seed, showing=fp)
     return out
 
