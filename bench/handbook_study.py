@@ -3,8 +3,8 @@
     PYTHONPATH=$PWD python bench/handbook_study.py [--cards 1000] [--repeat 3] [--reviews 500]
 
 Export: the handbook without study mode (the baseline, measured in the same run), with the study items,
-and with a user's schedule of ``--reviews`` answered items; seconds (median of ``--repeat``, render caches
-cleared before each run) and megabytes, each with its ratio to the baseline. Import: a reviews file of
+and with a user's schedule of ``--reviews`` answered items; seconds (median of ``--repeat`` runs taken in
+turn, render caches cleared before each) and megabytes, each with its ratio to the baseline. Import: a reviews file of
 ``--reviews`` answers, as the page writes it, imported into a fresh copy of the database
 (``import_handbook_reviews``), against the same answers sent through the engine's group commit
 (``grade_batch``, what POST /api/review does) as the baseline.
@@ -106,7 +106,12 @@ def main() -> None:
 
         rows = [("handbook, no study mode (baseline)", False, False), ("with study items", True, False),
                 (f"with study items and {len(item_ids)} states", True, True)]
-        export_s = {name: median(export(name, study, mine), args.repeat) for name, study, mine in rows}
+        # interleaved (A B C A B C ...): a change in the machine's load meets every row alike
+        runs: dict[str, list[float]] = {name: [] for name, _s, _m in rows}
+        for _ in range(args.repeat):
+            for name, study, mine in rows:
+                runs[name].append(median(export(name, study, mine), 1))
+        export_s = {name: statistics.median(times) for name, times in runs.items()}
 
         # import: the same answers a day later, as the page writes them
         listed = [[data["cards"][it[0]], *it[1:]] for it in data["items"]]
