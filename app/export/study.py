@@ -39,7 +39,7 @@ from app.cards.schema import CardDoc
 from app.models.tables import CARDS, ITEMS
 from app.srs import drills
 from app.srs.item_ids import fingerprint, showing_fingerprint
-from app.srs.items import Face, answering_sections, card_doc, drill_faces, faces
+from app.srs.items import Face, answering_sections, drill_faces, faces
 from app.srs.misconceptions import misconception_faces
 from app.srs.prefs import Prefs
 from app.srs.scheduler import as_utc, make_scheduler
@@ -183,9 +183,3 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
     out.data = data
     return out
 
-
-def card_docs(session: Session) -> dict[str, CardDoc]:
-    """Every live card's doc by slug (parsed once, cached by text)."""
-    ca = CARDS.c
-    rows = session.connection().execute(select(ca.slug, ca.source_text).where(ca.retired.is_(False)))
-    return {r.slug: card_doc(r.source_text, r.slug) for r in rows}

@@ -14,6 +14,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, Session, SQLModel
 
+from app.core.db import new_session
 from app.core.writes import run_write
 from app.models.card import utcnow
 
@@ -42,8 +43,6 @@ def _read(session: Session) -> str | None:
 
 def deck_id(engine: Engine) -> str:
     """The deck's id (32 hex digits), made and stored by the first caller (concurrent first callers agree)."""
-    from app.core.db import new_session
-
     with new_session(engine) as session:
         found = _read(session)
     if found:
