@@ -11,6 +11,7 @@ from app.api.routes import (
     daily,
     exports,
     graph,
+    handbook,
     health,
     login,
     match,
@@ -28,8 +29,9 @@ from app.web.templating import STATIC_DIR
 # /api/review prefix overlaps no other router. Exports before cards: its GET /api/cards/{slug}.md must
 # match before the cards router's /api/cards/{slug}. Each router is included straight into the app
 # (one level of nesting less to walk per request).
-ROUTERS = (review.router, daily.router, health.router, exports.router, obsidian.router, verification.router,
-           cards.router, graph.router, match.router, users.router, admin.router, login.router, quiz.router)
+ROUTERS = (review.router, daily.router, handbook.router, health.router, exports.router, obsidian.router,
+           verification.router, cards.router, graph.router, match.router, users.router, admin.router, login.router,
+           quiz.router)
 
 
 def install_api(app: FastAPI) -> None:

@@ -68,7 +68,9 @@
     if (e.key === "Escape") { input.value = ""; filter(); }
   });
   document.addEventListener("keydown", function (e) {
-    if (e.key === "/" && document.activeElement !== input) { e.preventDefault(); input.focus(); }
+    if (e.key === "/" && document.activeElement !== input && !(e.target instanceof HTMLInputElement)) {
+      e.preventDefault(); input.focus();  /* "/" typed into another field (a drill's answer) stays there */
+    }
   });
 
   if (window.matchMedia && window.matchMedia("(max-width: 50em)").matches) {

@@ -78,20 +78,37 @@ def register(cli: typer.Typer) -> None:
 
     @export.command("html")
     def html(file: Annotated[Path, typer.Argument(help="Handbook file to write, e.g. proofdeck.html.")],
+             user: Annotated[str | None, typer.Option(
+                 "--user", help="Embed this user's review state: study mode then continues their schedule.")] = None,
              database_url: DatabaseUrl = None) -> None:
-        """Write the offline single-file HTML handbook.
-
-        Open it from disk in any browser."""
+        """Write the offline single-file handbook (open it from disk in any browser). Its study mode
+        (FILE#study) reviews the deck offline; `proofdeck import handbook-reviews` brings the reviews back."""
+        from app.core.config import settings
+        from app.core.db import get_engine, new_session
         from app.core.progress import Progress
         from app.export.handbook import render_handbook
+        from app.review.engine import ReviewEngine
+        from app.review.obsidian_import import UnknownUser, find_user
+        from app.review.study_snapshot import handbook_study
 
         with Progress() as progress:
             docs, verdicts = _deck(database_url, progress)
-            text = render_handbook(docs, verdicts, progress)
+            review = ReviewEngine(get_engine(database_url or settings.DATABASE_URL))
+            try:
+                with new_session(review.db) as session:
+                    who = find_user(session, user) if user is not None else None
+            except UnknownUser as exc:
+                error(str(exc))
+                raise typer.Exit(1) from None
+            progress.step("review items")
+            study = handbook_study(review, docs, who)
+            text = render_handbook(docs, verdicts, progress, study=study)
             progress.step("writing")
             file.parent.mkdir(parents=True, exist_ok=True)
             file.write_text(text, encoding="utf-8")
-        out.print(progress.summary(f"wrote {file} ({_cards(docs)}, {len(text.encode()) / 1e6:.1f} MB)"))
+        mine = f", {who.username}'s schedule" if who is not None else ""
+        out.print(progress.summary(f"wrote {file} ({_cards(docs)}, {len(study.data['items'])} review items{mine}, "
+                                   f"{len(text.encode()) / 1e6:.1f} MB); study offline at {file.name}#study"))
 
     @export.command("anki")
     def anki(file: Annotated[Path, typer.Argument(help="Package to write, e.g. proofdeck.apkg.")],

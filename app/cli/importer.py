@@ -1,5 +1,6 @@
 """``proofdeck import``: turn raw bank exports into card files (one ``<slug>.md`` per card);
-``proofdeck import obsidian-reviews`` (:mod:`app.cli.obsidian_reviews`) lives in the same group.
+``proofdeck import obsidian-reviews`` (:mod:`app.cli.obsidian_reviews`) and ``handbook-reviews``
+(:mod:`app.cli.handbook_reviews`) live in the same group.
 ``proofdeck import PATHS...`` without a subcommand name is the bank import, as it always was."""
 
 from __future__ import annotations
@@ -29,15 +30,17 @@ class _BankByDefault(Group):
         return sorted(self.commands)
 
     def format_usage(self, ctx: Context, formatter: Any) -> None:
-        formatter.write_usage(ctx.command_path, "[bank] PATHS... --out DIR | obsidian-reviews VAULT --user NAME")
+        formatter.write_usage(ctx.command_path, "[bank] PATHS... --out DIR | obsidian-reviews VAULT --user NAME | "
+                                                "handbook-reviews FILE --user NAME")
 
 
 def register(cli: typer.Typer) -> None:
-    from app.cli import obsidian_reviews
+    from app.cli import handbook_reviews, obsidian_reviews
 
-    imports = group("Import raw bank cards, or reviews done in Obsidian.", cls=_BankByDefault)
+    imports = group("Import raw bank cards, or reviews done in Obsidian or the handbook.", cls=_BankByDefault)
     cli.add_typer(imports, name="import")
     obsidian_reviews.register(imports)
+    handbook_reviews.register(imports)
 
     @imports.command("bank")
     def import_(

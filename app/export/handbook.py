@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -25,6 +26,7 @@ from app.cards.schema import SECTION_TITLES, CardDoc, LangText
 from app.core.config import PROJECT_ROOT
 from app.core.progress import Progress
 from app.export.deck import Verdicts
+from app.export.study import StudyDeck
 from app.render.markdown import render_markdown
 from app.render.marks import MARKS_CSS, Mark
 from app.search.offline import offline_index_json
@@ -151,10 +153,39 @@ def csp_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
 
 
+TS_FSRS = PROJECT_ROOT / "app" / "static" / "vendor" / "ts-fsrs"
+STUDY_SCRIPTS = ("study_fsrs.js", "study_answers.js", "study.js")
+
+
+@lru_cache(maxsize=1)
+def _ts_fsrs() -> str:
+    """The vendored ts-fsrs bundle with its licence (scripts/refresh-ts-fsrs.sh makes it)."""
+    licence = (TS_FSRS / "LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
+    return f"/*! ts-fsrs: {licence} */\n" + (TS_FSRS / "ts-fsrs.min.js").read_text(encoding="utf-8") + "\n"
+
+
+def study_script() -> str:
+    """The study mode's part of the handbook's one script: ts-fsrs (with its licence), then ours."""
+    return _ts_fsrs() + "".join(_asset(name) for name in STUDY_SCRIPTS)
+
+
+def _study_view(study: StudyDeck) -> dict[str, Any]:
+    templates = [SimpleNamespace(id=t.id, front=Html(rendered_html(t.front.zh), rendered_html(t.front.en)),
+                                 back=Html(rendered_html(t.back.zh), rendered_html(t.back.en)))
+                 for t in study.templates]
+    return {"study": SimpleNamespace(data=study.data, templates=templates), "study_json": Markup(study.json())}
+
+
+def rendered_html(html: str) -> Markup:
+    """HTML the server's renderer made (safe), with images that would load anything made text."""
+    return Markup(offline(html))
+
+
 def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
-                    progress: Progress | None = None) -> str:
+                    progress: Progress | None = None, study: StudyDeck | None = None) -> str:
     """The handbook HTML for ``docs`` (in the order given, grouped by module and topic); ``progress``
-    shows the cards rendered, then the page assembled."""
+    shows the cards rendered, then the page assembled; ``study``: the review items (and a user's state) for
+    its study mode (:mod:`app.export.study`), else none."""
     verdicts = verdicts or {}
     titles = {d.slug: d.title for d in docs}
     modules: dict[str, TocModule] = {}
@@ -169,9 +200,10 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
         topic.cards.append(card_view(doc, titles, verdicts))
     if progress:
         progress.step("assembling the page")
-    script = _asset("match.js") + _asset("handbook.js")  # one inline script: the ranking, then the page
+    # one inline script: the ranking, the page, then study mode (ts-fsrs and ours)
+    script = _asset("match.js") + _asset("handbook.js") + (study_script() if study is not None else "")
     return _environment().get_template("handbook.html").render(
         modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css") + MARKS_CSS),
         script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
-        search_index=Markup(offline_index_json(docs)),
+        search_index=Markup(offline_index_json(docs)), **(_study_view(study) if study is not None else {}),
     )

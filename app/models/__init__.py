@@ -1,6 +1,7 @@
 """Database tables (SQLModel). Importing this package registers every table."""
 
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection
+from app.models.deck import DeckIdentity
 from app.models.hold import ItemHold
 from app.models.review import ChangeClock, DrillShowing, ItemSource, ItemState, ReviewItem, ReviewLog
 from app.models.undo import UndoRecord
@@ -8,5 +9,5 @@ from app.models.user import ApiToken, LoginFailure, User, UserSettings
 from app.models.verification import ClaimVerdict, VerificationRun
 
 __all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "ChangeClock",
-           "ClaimVerdict", "DrillShowing", "ItemHold", "ItemSource", "ItemState", "LoginFailure", "ReviewItem",
-           "ReviewLog", "UndoRecord", "User", "UserSettings", "VerificationRun"]
+           "ClaimVerdict", "DeckIdentity", "DrillShowing", "ItemHold", "ItemSource", "ItemState", "LoginFailure",
+           "ReviewItem", "ReviewLog", "UndoRecord", "User", "UserSettings", "VerificationRun"]

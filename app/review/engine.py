@@ -148,9 +148,9 @@ class ReviewEngine:
                   showing_id: int | None = None, duration_ms: int | None = None, key: str | None = None,
                   prefs: Prefs | None = None, now: datetime | None = None) -> Answer:
         """An answer checked for what no database state can make valid (raises :class:`ReviewError`)."""
+        keyed: dict[str, Any] = {"key": key} if key else {}
         answer = Answer(user_id=user_id, item_id=item_id, now=now or now_utc(), rating=rating, typed=typed,
-                        showing_id=showing_id, duration_ms=duration_ms, fuzz=self.fuzz, prefs=prefs,
-                        **({"key": key} if key else {}))
+                        showing_id=showing_id, duration_ms=duration_ms, fuzz=self.fuzz, prefs=prefs, **keyed)
         answer.check()
         return answer
 

@@ -8,6 +8,11 @@ queues and hand each answer its response, so nothing is acknowledged that is not
 
 One bad answer (unknown item, not due, bad rating) gets its own error and does not affect the others.
 A retried key returns the first response unchanged, also when both copies arrive in the same batch.
+
+Answers given away from the server (``Answer.offline``: the handbook's reviews, ``app.review.handbook_import``)
+run through the same batch inside the importer's transaction (:func:`grade_in`): they are never refused as
+not yet due (the handbook judged that from the state it had), and an answer replayed from a stored log
+keeps its rating (a drill's with its stored outcome) instead of being graded again.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ class Answer:
     key: str = field(default_factory=lambda: f"auto-{secrets.token_hex(16)}")
     fuzz: bool = True
     prefs: Prefs | None = None  # None: read the user's settings in the transaction
+    offline: bool = False  # answered elsewhere at ``now`` (a handbook review, a log replayed after one): no due check
+    correct: bool | None = None  # an offline drill answer given as a rating: its stored outcome
 
     def check(self) -> None:
         """Refuse what no database state can make valid (before it joins a batch)."""
@@ -189,14 +196,15 @@ class _Batch:
         if row is None or row.retired or row.card_retired:
             raise ItemNotFound(a.item_id)
         state = current.get(a.item_id)
-        if state is not None and state.due > as_utc(a.now):
+        if state is not None and state.due > as_utc(a.now) and not a.offline:
             raise NotDue(a.item_id, state.due)
         extra: dict[str, Any] = {}
         correct: bool | None = None
-        if row.kind == "drill":
+        if row.kind == "drill" and not (a.offline and a.rating is not None):
             grade, correct, extra = self._drill(a)
         else:
             grade = parse_rating(a.rating)
+            correct = a.correct if row.kind == "drill" else None
         scheduler = make_scheduler(parameters=list(prefs.parameters) if prefs.parameters else None,
                                    desired_retention=prefs.desired_retention, fuzz=a.fuzz)
         before = fsrs_card(a.item_id, state)
@@ -273,6 +281,17 @@ class _Batch:
         ids = {(uid, r.idempotency_key): r.id for uid, keys in by_user.items()
                for r in self.conn.execute(_replay_statement(), {"uid": uid, "keys": keys})}
         return [ids[(row["user_id"], row["idempotency_key"])] for _i, row in logs]
+
+
+def grade_in(session: Session, answers: list[Answer]) -> list[Outcome]:
+    """Grade ``answers`` in order inside the caller's write transaction (``ReviewEngine.write``, which drops
+    this process's queues of the user at commit); one outcome per answer, nothing acknowledged before the
+    caller commits."""
+    out, dups, _pending, _revs = _Batch(session.connection(), answers).run()
+    for i, j in dups.items():
+        first = out[j]
+        out[i] = {**first, "replayed": True} if isinstance(first, dict) else first
+    return [o for o in out if o is not None]
 
 
 def grade_batch(engine: Engine, answers: list[Answer], *, wait: bool = True) -> list[Outcome] | None:

@@ -7,6 +7,9 @@ the row recorded it before the answer (an item answered for the first time becom
 lapses step back). Its ``Idempotency-Key`` works as answers' do: the undo is stored with its key and
 response (``undorecord``), and a retry with the same key gets that response back without undoing another
 answer. A drill's showing becomes unanswered again, so the drill comes back with the same numbers.
+
+:func:`take_back` undoes every answer of one item after a time, for a merge that answers them again in one
+sequence with earlier ones (the handbook review import, ``app.review.handbook_import``).
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ from datetime import datetime
 from typing import Any
 
 from fsrs import Card as FsrsCard
+from sqlalchemy import delete
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from app.models.review import ItemState, ReviewLog
+from app.models.tables import LOGS, STATES
 from app.models.undo import UndoRecord
 from app.review.errors import BadAnswer, NothingToUndo
-from app.review.grading import MAX_KEY
+from app.review.grading import MAX_KEY, Answer
 from app.review.queue_index import REVIEW_STATE
 from app.srs.prefs import Prefs
 from app.srs.scheduler import as_utc, day_start, make_scheduler, parse_rating, review, to_db
@@ -135,3 +141,32 @@ def regrade(session: Session, user_id: int, log_id: int, rating: object, prefs: 
     session.add(log)
     session.flush()
     return {**response, "log_id": log.id}
+
+
+def take_back(session: Session, user_id: int, item_id: int, since: datetime) -> list[Answer]:
+    """Take back the user's answers of ``item_id`` later than ``since``: their logs go, the state is put back
+    as the first of them recorded it before; returns them as answers to give again (stored ratings)."""
+    conn = session.connection()
+    lg = LOGS.c
+    query = core_select(STATES).where(STATES.c.user_id == user_id, STATES.c.item_id == item_id)
+    if conn.dialect.name != "sqlite":  # SQLite: run_write already serialises writers
+        query = query.with_for_update()
+    state = conn.execute(query).first()
+    if state is None:
+        return []
+    later = list(conn.execute(core_select(LOGS).where(lg.user_id == user_id, lg.item_id == item_id,
+                                                      lg.reviewed_at > to_db(since)).order_by(lg.reviewed_at, lg.id)))
+    if not later:
+        return []
+    first = later[0]
+    if first.state_before is None:
+        conn.execute(delete(STATES).where(STATES.c.id == state.id))
+    else:
+        lapses = state.lapses - sum(_lapsed(r.rating, r.prev_state) for r in later)
+        back = _stored(_card_of(item_id, first.state_before), reps=max(0, state.reps - len(later)),
+                       lapses=max(0, lapses))
+        conn.execute(STATES.update().where(STATES.c.id == state.id).values(**back.columns()))
+    conn.execute(delete(LOGS).where(lg.id.in_([r.id for r in later])))
+    return [Answer(user_id=user_id, item_id=item_id, now=as_utc(r.reviewed_at), rating=r.rating, typed=r.typed_answer,
+                   showing_id=r.showing_id, correct=r.correct, duration_ms=r.duration_ms, key=r.idempotency_key,
+                   fuzz=False, offline=True) for r in later]

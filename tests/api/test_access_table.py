@@ -3,6 +3,7 @@ that caller really gets (anonymous, a learner, another learner, an admin), reque
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import dataclass
@@ -98,6 +99,14 @@ class World:
         r = self.client.get("/api/review/next", headers=self.headers["learner"])
         return int(r.json()["item"]["id"])
 
+    def handbook_file(self) -> str:
+        """An (empty) reviews file of the learner's handbook."""
+        from app.models.deck import deck_id
+
+        deck = deck_id(self.client.app.state.engine)  # type: ignore[attr-defined]
+        return json.dumps({"format": "proofdeck-handbook-reviews", "version": 1, "deck": deck, "export": "x",
+                           "user": {"id": self.learner_id, "name": "learner"}, "reviews": []})
+
     def victim(self) -> int:
         """A throwaway account for DELETE /api/users/{user_id} (one per request)."""
         self.victims += 1
@@ -118,6 +127,8 @@ class World:
             kwargs["json"] = {"new_per_day": 25}
         elif (row.method, row.path) in (("POST", "/api/export/obsidian.zip"), ("POST", "/api/review/import/obsidian")):
             kwargs["json"] = {"notes": {}}
+        elif (row.method, row.path) == ("POST", "/api/review/import/handbook"):
+            kwargs["content"] = self.handbook_file()  # the learner's file: others are refused it
         elif (row.method, row.path) == ("GET", "/api/match"):
             kwargs["params"] = {"q": "why does zero3 send more than ddp"}
         elif (row.method, row.path) in (("GET", "/api/match/study"), ("GET", "/quiz/study")):

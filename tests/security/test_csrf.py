@@ -41,6 +41,13 @@ class Site:
             assert user.id is not None
             return user.id
 
+    def handbook_file(self) -> dict[str, Any]:
+        """An empty reviews file of this site's deck, anyone's (exported without --user)."""
+        from app.models.deck import deck_id
+
+        return {"format": "proofdeck-handbook-reviews", "version": 1, "export": "x", "user": None, "reviews": [],
+                "deck": deck_id(self.client.app.state.engine)}  # type: ignore[attr-defined]
+
     def request(self, method: str, path: str, headers: dict[str, str]) -> Any:
         kwargs: dict[str, Any] = {}
         body: dict[tuple[str, str], dict[str, Any]] = {
@@ -50,6 +57,7 @@ class Site:
             ("POST", "/api/admin/verification"): {"json": {"world_sizes": "2", "with_torch": False}},
             ("POST", "/api/export/obsidian.zip"): {"json": {"notes": {}}},
             ("POST", "/api/review/import/obsidian"): {"json": {"notes": {}}},
+            ("POST", "/api/review/import/handbook"): {"json": self.handbook_file()},
             ("POST", "/login"): {"data": {"username": "boss", "password": PASSWORD}},
             ("POST", "/quiz/settings"): {"data": {"desired_retention": "0.85", "new_per_day": "9",
                                                   "language": "zh", "reviews_per_day": "150"}},

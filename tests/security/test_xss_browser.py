@@ -140,3 +140,61 @@ def test_pages_and_quiz_run_no_card_script(live_server: str, database_url: str,
     page.locator("#q").fill("script")
     page.evaluate(POKE)
     assert_nothing_ran(page, dialogs, "handbook search")
+
+
+POKE_STUDY = POKE.replace('document.querySelectorAll("*")', 'document.querySelectorAll("#study *")', 1)
+
+
+@pytest.mark.browser
+def test_handbook_study_mode_runs_no_card_script(engine: Any, cards_dir: Path, hostile_page: tuple[Any, list[str]],
+                                                 tmp_path: Path) -> None:
+    """Every item of the hostile card in the handbook's study mode (its card, follow-ups, one pitfall per
+    payload, the misconception drill of its refuted claim, the drills' faces and worked solutions), with
+    every language, revealed and graded: no dialog, no ``window.__xss``, no element the corpus smuggles in."""
+    from app.auth.users import create_user
+    from app.deck.sync import sync_cards
+    from app.models.user import UserSettings
+    from app.srs.items import refresh_after_verdicts
+    from app.verification.store import store_report
+    from tests.utils.handbook import write_handbook
+
+    page, dialogs = hostile_page
+    sync_cards(engine, cards_dir)
+    with Session(engine) as s:
+        store_report(s, hostile_report([hostile_card(ALL)]))
+    with Session(engine) as s:
+        refresh_after_verdicts(s)  # the conditional verdict makes a misconception drill
+    with Session(engine) as s, s.begin():
+        user, _token = create_user(s, "tess")
+        user_id = user.id
+        assert user_id is not None
+    with Session(engine) as s, s.begin():
+        settings = s.get(UserSettings, user_id) or UserSettings(user_id=user_id)
+        settings.new_per_day = 1000
+        s.add(settings)
+    handbook = write_handbook(engine, tmp_path / "handbook.html", "tess")
+    page.goto(handbook.as_uri() + "#study")
+    kinds: set[str] = set()
+    for step in range(400):
+        if page.locator("#s-done").is_visible():
+            break
+        kinds.add(page.locator("#s-kind").inner_text())
+        page.locator(f"[data-set-lang={('zh', 'en', 'both')[step % 3]}]").first.click()
+        if page.locator("#s-typed").is_visible():
+            page.locator("#s-answer").fill("1")
+            page.keyboard.press("Enter")
+            page.locator("#s-back").wait_for(state="visible")
+            page.evaluate(POKE_STUDY)
+            page.keyboard.press("Space")
+        else:
+            page.keyboard.press("Space")
+            page.locator("#s-back").wait_for(state="visible")
+            page.evaluate(POKE_STUDY)
+            page.keyboard.press("4")
+        assert_nothing_ran(page, dialogs, f"study step {step}")
+        if step % 10 == 0:
+            assert page.evaluate("document.querySelectorAll('#study script, #study iframe, #study object, "
+                                 "#study embed, #study img, #study [onerror], #study [onclick]').length") == 0
+    assert page.locator("#s-done").is_visible(), "the session did not end"
+    assert {"卡片 card", "追问 follow-up", "陷阱 pitfall", "纠错 misconception", "计算 drill"} <= kinds, kinds
+    assert_nothing_ran(page, dialogs, "study mode")

@@ -263,21 +263,26 @@ def test_obsidian_notes_and_zip(site: Site) -> None:
 
 
 def handbook_script(text: str) -> list[tuple[dict[str, str], str]]:
-    """The handbook's one script, the one whose hash its CSP names, after its search index: a JSON data
-    block (never run) with no ``<`` that could close it."""
+    """The handbook's one script, the one whose hash its CSP names (its search, then study mode: ts-fsrs and
+    ours), after its data: the search index and the study items, JSON blocks (never run) with no ``<`` that
+    could close them."""
     import base64
     import hashlib
     import json
 
     from app.core.config import PROJECT_ROOT
+    from app.export.handbook import study_script
 
     script = "".join((PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
-                     for name in ("match.js", "handbook.js"))
+                     for name in ("match.js", "handbook.js")) + study_script()
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     assert f"'sha256-{digest}'" in text
     data = re.search(r'<script type="application/json" id="search-index">([^<]*)</script>', text)
+    study = re.search(r'<script type="application/json" id="study-data">([^<]*)</script>', text)
     assert data and json.loads(data.group(1))["slugs"]
-    return [({"type": "application/json", "id": "search-index"}, data.group(1)), ({}, script)]
+    assert study and json.loads(study.group(1))["items"]
+    return [({"type": "application/json", "id": "study-data"}, study.group(1)),
+            ({"type": "application/json", "id": "search-index"}, data.group(1)), ({}, script)]
 
 
 HANDBOOK_ELEMENTS = frozenset({element("meta", charset="utf-8"),

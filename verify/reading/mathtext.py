@@ -166,6 +166,14 @@ def _combine(a: dict[str, int], b: dict[str, int], sign: int) -> dict[str, int]:
     return {k: v for k, v in out.items() if v}
 
 
+def _mantissa(tok: Tok | None) -> sp.Rational | None:
+    """The number as written of a lone atom (None: no lone number, or a multiple of Ψ)."""
+    if tok is None or tok.extra.get("psi"):
+        return None
+    m = tok.extra.get("mantissa")
+    return m if isinstance(m, sp.Rational) else None
+
+
 def _side(toks: list[Tok], text: str, symbols: dict[str, sp.Symbol], approx: bool) -> Side | None:
     parser = _Parser(toks, symbols)
     try:
@@ -178,7 +186,7 @@ def _side(toks: list[Tok], text: str, symbols: dict[str, sp.Symbol], approx: boo
     single = parser.atoms[0] if len(toks) == 1 and parser.atoms else None
     return Side(text[start:end].strip(), sp.nsimplify(value) if value.is_Float else value,
                 tuple(sorted(dims.items())), single.unit if single else "",
-                single.extra.get("mantissa") if single is not None and not single.extra.get("psi") else None,  # type: ignore[arg-type]
+                _mantissa(single),
                 single.digits if single else 0, approx, start)
 
 
@@ -229,7 +237,7 @@ def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
             else:
                 groups[-1].append(t)
         before = text[max(0, run[0].start - 12):run[0].start]
-        sides = []
+        sides: list[Side] = []
         for n, g in enumerate(groups):
             if not g:
                 sides = []
@@ -256,7 +264,8 @@ def value_of(text: str, symbols: dict[str, sp.Symbol], letters: bool = False) ->
         for t in toks:
             if t.kind == "word" and "/" in t.text:
                 a, b = t.text.split("/", 1)
-                split += [Tok("word", a, t.start), Tok("op", "/", t.start + len(a)), Tok("word", b, t.start + len(a) + 1)]
+                split += [Tok("word", a, t.start), Tok("op", "/", t.start + len(a)),
+                          Tok("word", b, t.start + len(a) + 1)]
             else:
                 split.append(t)
         toks = [x for t in split for x in (_letters(t, symbols) if t.kind == "word" else [t])]

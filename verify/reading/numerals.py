@@ -14,7 +14,8 @@ from fractions import Fraction
 from functools import lru_cache
 
 _CN = "零〇一二两三四五六七八九十百千万亿点"
-_QUANTITY_AFTER = (r"(?=\s*(?:倍|%|％|个百分点|字节|千字节|兆字节|吉字节|毫秒|微秒|秒|分钟|小时|天|位|比特|层|个头|路|卡|块|步|轮|次"
+_QUANTITY_AFTER = (r"(?=\s*(?:倍|%|％|个百分点|字节|千字节|兆字节|吉字节|毫秒|微秒|秒"
+                   r"|分钟|小时|天|位|比特|层|个头|路|卡|块|步|轮|次"
                    r"|GB|GiB|MB|TB|ms|B\b))")
 _PERCENT = re.compile(r"百分之([" + _CN + r"]+)")
 _FRACTION = re.compile(r"([" + _CN + r"]+)分之([" + _CN + r"]+)")

@@ -74,7 +74,7 @@ def units_of(text: str, lang: str, section: str) -> list[Unit]:
             blocks[-1][1].append(line)
         else:
             blocks.append(("para", [line]))
-    out = []
+    out: list[Unit] = []
     header = ""
     for kind, lines in blocks:
         body = _blank_code("\n".join(lines)).strip()

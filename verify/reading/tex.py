@@ -74,13 +74,8 @@ def tex_found(text: str) -> list[Found]:
                 continue
             parts = _TEX_REL.split(chunk)
             pieces, ops = parts[0::2], [_TEX_OPS[o] for o in parts[1::2]]
-            sides = []
-            for n, piece in enumerate(pieces):
-                side = _tex_side(piece, offset + tex.find(piece), n > 0 and ops[n - 1] == "≈")
-                if side is None:
-                    sides.append(None)
-                    continue
-                sides.append(side)
+            sides: list[Side | None] = [_tex_side(piece, offset + tex.find(piece), n > 0 and ops[n - 1] == "≈")
+                                        for n, piece in enumerate(pieces)]
             good = [s for s in sides if s is not None]
             if good and all(s is not None for s in sides):
                 out.append(Found(tuple(good), tuple(ops), tex=True))

@@ -141,7 +141,8 @@ def tokens(text: str) -> list[Tok]:
                     tok.unit, tok.text, j = unit_, text[m.start():nxt.start() + len(unit_)], k + 1
             if _YEAR.fullmatch(tok.text.strip()) and not tok.unit:
                 tok.kind = "word"  # a year (Rajbhandari et al. 2020) states no quantity
-            elif _ENUMERATION.match(text, m.end()) and re.fullmatch(r"\d{1,2}", tok.text) and _enumerated(text, m.start()):
+            elif _ENUMERATION.match(text, m.end()) and re.fullmatch(r"\d{1,2}", tok.text) and \
+                    _enumerated(text, m.start()):
                 tok.kind = "word"  # "1）…；2）…", "(1) … (2)": an enumeration
             out.append(tok)
             i, gap = j, False

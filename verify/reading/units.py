@@ -52,7 +52,7 @@ BINARY = ("kibibyte", "mebibyte", "gibibyte", "tebibyte", "pebibyte")
 def registry() -> Any:
     import pint
 
-    reg = pint.UnitRegistry(cache_folder=":auto:")
+    reg: Any = pint.UnitRegistry(cache_folder=":auto:")
     reg.load_definitions(DEFINITIONS.strip().splitlines())
     return reg
 

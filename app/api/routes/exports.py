@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 
-from app.api.deps import SessionDep
+from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import errors
 from app.export.deck import UnknownCardError, load_doc, load_docs, load_outline, load_verdicts
 from app.export.handbook import render_handbook
 from app.export.obsidian import VaultLayout, card_note, vault_files, vault_zip
+from app.review.study_snapshot import handbook_study
 
 router = APIRouter(prefix="/api", tags=["exports"])
 
@@ -50,9 +51,17 @@ def obsidian_zip(session: SessionDep) -> Response:
 
 
 @router.get("/export/handbook.html", response_class=Response,
-            responses={200: {"content": {"text/html": {}}}})
-def handbook_html(session: SessionDep) -> Response:
-    """The offline single-file handbook (download it and open it from disk)."""
-    html = render_handbook(load_docs(session), load_verdicts(session))
+            responses={200: {"content": {"text/html": {}}}, **errors(401, 422)})
+def handbook_html(session: SessionDep, engine: ReviewEngineDep, user: OptionalUser,
+                  mine: bool = Query(False, description="Embed your review state (signed in): the handbook's study "
+                                                        "mode then continues your schedule offline.")) -> Response:
+    """The offline single-file handbook (download it and open it from disk); its study mode (``#study``)
+    reviews the deck offline, and ``POST /api/review/import/handbook`` brings the reviews back."""
+    if mine and user is None:
+        raise HTTPException(status_code=401, detail="?mine=true embeds your review state: sign in first "
+                                                    "(Authorization: Bearer <token>, or log in at /login)")
+    docs = load_docs(session)
+    study = handbook_study(engine, docs, user if mine else None)
+    html = render_handbook(docs, load_verdicts(session), study=study)
     return Response(html, media_type="text/html; charset=utf-8",
                     headers=_disposition("attachment", "proofdeck-handbook.html"))

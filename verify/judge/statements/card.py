@@ -112,8 +112,8 @@ def _reason(st: Statement) -> str:
 
 
 def _verdict(slug: str, st: Statement, found: Finding | None, claim_id: str, **kw: str) -> StatementVerdict:
-    base = dict(card=slug, key=st.key, section=st.unit.section, lang=st.unit.lang, text=st.text,
-                sentence=st.sentence, claim_id=claim_id)
+    base = {"card": slug, "key": st.key, "section": st.unit.section, "lang": st.unit.lang, "text": st.text,
+            "sentence": st.sentence, "claim_id": claim_id}
     if found is None:
         return StatementVerdict(**base, verdict=kw.get("verdict", "unchecked"), judge=kw.get("judge", ""),
                                 detail=kw.get("detail", _reason(st)), other=kw.get("other", ""))

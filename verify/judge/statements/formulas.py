@@ -88,7 +88,7 @@ def _near(expr: sp.Expr, k: Known) -> bool:
     if len(k.symbols) >= 3:
         ratio = sp.simplify(expr / k.expr)
         if ratio.is_number:
-            return ratio != 1
+            return bool(ratio != 1)
         powers = sp.Mul.make_args(ratio)
         return len(powers) == 1 and (powers[0].is_Symbol or (powers[0].is_Pow and powers[0].base.is_Symbol
                                                                and abs(powers[0].exp) <= 2))
