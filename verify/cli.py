@@ -23,6 +23,7 @@ import torch
 from verify.judge import Evidence, judge
 from verify.judge.ahead import Ahead
 from verify.judge.contradictions import contradictions
+from verify.judge.statements.deck import judge_deck
 from verify.measure.experiments import dist_probe, llm_probe
 from verify.measure.launch import RankFailed, RankTimeout, device_for, launch, run_under_torchrun, torchrun_env
 from verify.measure.meters.comm import warm_up
@@ -173,6 +174,9 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
                 bar.update(task, advance=1, description=f"judging {c.card}")
             verdicts.append(done[i])
     timings["judge"] = time.perf_counter() - t
+    t = time.perf_counter()
+    statements, auto_contradictions = judge_deck(cards, verdicts, ev, ahead.prepared if ahead is not None else None)
+    timings["judge the statements no claim annotates"] = time.perf_counter() - t
     return {
         "environment": {"torch": torch.__version__, "backend": backend, "device": "cuda" if backend == "nccl"
                         else "cpu", "world_sizes": list(world_sizes), "psi": runs[0]["psi"] if runs else None,
@@ -180,7 +184,8 @@ def run_verify(*, backend: str = "gloo", world_sizes: tuple[int, ...] = (2, 4), 
                         "timings_s": {k: round(v, 3) for k, v in timings.items()}},
         "runs": runs,
         "claims": verdicts,
-        "contradictions": contradictions(verdicts),
+        "statements": statements,
+        "contradictions": contradictions(verdicts) + auto_contradictions,
     }
 
 

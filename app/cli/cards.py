@@ -12,10 +12,13 @@ from app.cli.console import err, error, out, warn
 def register(cli: typer.Typer) -> None:
     @cli.command()
     def sync(cards_dir: Path = typer.Option(None, "--cards", help="Cards folder (default: PROOFDECK_CARDS_DIR)."),
-             database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL.")) -> None:
+             database_url: str = typer.Option(None, "--database-url", help="Default: PROOFDECK_DATABASE_URL."),
+             strict: bool = typer.Option(False, "--strict", help="Fail on a card with a refuted or contradictory "
+                                         "statement (default: list them and go on).")) -> None:
         """Load the cards folder into the database.
 
-        One transaction: a bad card file changes nothing; each one is listed with what to fix."""
+        One transaction: a bad card file changes nothing; each one is listed with what to fix. Statements the
+        annotation-free judges refute, and zh/en contradictions, are listed (with --strict: they fail the sync)."""
         from app.core.config import settings
         from app.core.db import get_engine
         from app.core.dblock import DatabaseBusy, database_lock
@@ -32,7 +35,7 @@ def register(cli: typer.Typer) -> None:
                 with database_lock(engine, waiting=warn):
                     progress.step("checking the database schema")
                     init_db(engine)
-                    report = sync_cards(engine, folder, progress=progress)
+                    report = sync_cards(engine, folder, progress=progress, strict=strict)
             except DatabaseBusy as exc:
                 error(exc)
                 raise typer.Exit(1) from None

@@ -20,13 +20,14 @@ def register(cli: typer.Typer) -> None:
                  cards_dir: Path = typer.Option(None, "--cards", help="Cards folder (default: PROOFDECK_CARDS_DIR)."),
                  show: bool = typer.Option(True, "--unchecked/--summary", help="List the unchecked statements.")
                  ) -> None:
-        """How many of a card's statements its claims check.
+        """How many of a card's statements are judged.
 
-        Per card "checked / found" formulas and numbers with a unit or multiplier, and the unchecked ones."""
+        Per card "judged / found": every number and formula, by a claim or an annotation-free judge (arithmetic,
+        fact, formula, zh/en parity); the unchecked ones with the reason."""
         from app.core.config import settings
         from app.core.progress import Progress
         from app.deck.sync import card_files
-        from verify.reading.coverage import card_coverage
+        from verify.judge.statements.coverage import card_coverage
 
         # a card's statements are parsed with sympy's LaTeX parser: about a second a card; one card is
         # looked for in SLUG.md first (its usual name), and in every file only when that is not it
@@ -43,12 +44,12 @@ def register(cli: typer.Typer) -> None:
             out.print(f"no card {slug!r}" if slug else "no card files")
             raise typer.Exit(1)
         for cov in rows:
-            out.print(f"{cov.card}: {len(cov.checked)} / {len(cov.found)} checked ({cov.ratio:.0%})")
+            out.print(f"{cov.card}: {len(cov.judged)} / {len(cov.found)} judged ({cov.ratio:.0%})")
             if show:
                 for line in cov.unchecked:
-                    out.print(f"  unchecked {line}")
-        checked, found = sum(len(c.checked) for c in rows), sum(len(c.found) for c in rows)
-        out.print(progress.summary(f"{len(rows)} card(s): {checked} / {found} statements checked"))
+                    out.print(f"  unchecked {line} ({cov.why.get(line, '')})")
+        judged, found = sum(len(c.judged) for c in rows), sum(len(c.found) for c in rows)
+        out.print(progress.summary(f"{len(rows)} card(s): {judged} / {found} statements judged"))
 
     @claims.command()
     def suggest(card: Path = typer.Argument(..., help="A card file, e.g. one written by `proofdeck import`."),

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+from app.cli.console import err, out
 
 
 def register(group: typer.Typer) -> None:
@@ -37,10 +35,10 @@ def register(group: typer.Typer) -> None:
         try:
             parsed = read_reviews_file(file.read_bytes())
         except OSError as exc:
-            err.print(f"error: cannot read {file}: {exc.strerror or exc}")
+            err.print(f"error: cannot read {file}: {exc.strerror or exc}", markup=False)
             raise typer.Exit(2) from None
         except ReviewsFileError as exc:
-            err.print(f"error: {file}: {exc}; nothing imported", soft_wrap=True)
+            err.print(f"error: {file}: {exc}; nothing imported", markup=False)
             raise typer.Exit(2) from None
         engine = get_engine(database_url or settings.DATABASE_URL)
         init_db(engine)
@@ -48,22 +46,22 @@ def register(group: typer.Typer) -> None:
             with new_session(engine) as session:
                 who = find_user(session, user)
         except UnknownUser as exc:
-            err.print(f"error: {exc}")
+            err.print(f"error: {exc}", markup=False)
             raise typer.Exit(1) from None
         try:
             report = import_handbook_reviews(ReviewEngine(engine), who, parsed)
         except ForeignFile as exc:
-            err.print(f"error: {file}: {exc}; nothing imported", soft_wrap=True)
+            err.print(f"error: {file}: {exc}; nothing imported", markup=False)
             raise typer.Exit(2) from None
         if as_json:
             out.print_json(json.dumps({"user": user, "reviews": len(parsed.reviews), **report.as_json()}))
         else:
             for s in report.skipped:
-                err.print(f"skipped review {s.review} of {s.item} at {s.at}: {s.reason}", markup=False, soft_wrap=True)
+                err.print(f"skipped review {s.review} of {s.item} at {s.at}: {s.reason}", markup=False)
             for r in report.regraded:
                 err.print(f"graded otherwise on the server: {r['item']} typed {r['typed']!r} "
                           f"(handbook: {'correct' if r['page'] else 'wrong'}, server: "
-                          f"{'correct' if r['server'] else 'wrong'})", markup=False, soft_wrap=True)
+                          f"{'correct' if r['server'] else 'wrong'})", markup=False)
             replayed = f", {report.replayed} later answer(s) of yours replayed after them" if report.replayed else ""
             out.print(f"{user}: {len(report.imported)} review(s) imported from {file.name}, "
                       f"{report.already} already imported, {len(report.skipped)} skipped{replayed}", soft_wrap=True)

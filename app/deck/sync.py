@@ -19,6 +19,7 @@ from sqlmodel import SQLModel, col, delete, select
 from app.cards.cardfile import content_hash, load_card_text
 from app.cards.claim_lint import lint_claims
 from app.cards.schema import CardDoc
+from app.cards.statement_lint import statement_notes, strict_errors
 from app.core.db import new_session
 from app.core.progress import Progress
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
@@ -68,14 +69,15 @@ class CardSource:
 
 def load_deck(cards_dir: Path, notes: list[str] | None = None, *,
               stored: Callable[[CardDoc, Path, str], bool] | None = None,
-              progress: Progress | None = None) -> list[CardSource]:
+              progress: Progress | None = None, strict: bool = False) -> list[CardSource]:
     """Parse every card file; raise :class:`SyncError` listing every bad one (claims' asserts included).
 
     ``notes`` receives what is wrong with claims but does not stop a sync (mismatch, stale).
     ``stored(doc, path, text)``: whether the database already holds exactly this card; its claims are
     not linted again (the server's start-up sync: linting the bundled deck's 417 asserts with sympy
     costs seconds, and a card that is stored unchanged is not written). ``progress`` gets a step that
-    ticks once per file read."""
+    ticks once per file read. ``notes`` also receives each refuted or contradictory statement that no claim
+    annotates (``app.cards.statement_lint``); ``strict`` makes them errors."""
     if not cards_dir.is_dir():
         raise SyncError([CardFileError(str(cards_dir), "cards folder does not exist",
                                        hint="set PROOFDECK_CARDS_DIR to a folder of card files")])
@@ -97,6 +99,13 @@ def load_deck(cards_dir: Path, notes: list[str] | None = None, *,
                 notes += card_notes
             if bad:
                 continue
+        if strict:
+            bad_statements = strict_errors(text, str(path))
+            if bad_statements:
+                errors += bad_statements
+                continue
+        elif notes is not None:
+            notes += statement_notes(text, str(path))
         if doc.slug in seen:
             errors.append(CardFileError(str(path), f"slug '{doc.slug}' is already used by {seen[doc.slug].name}",
                                         hint="give each card its own slug"))
@@ -170,15 +179,16 @@ def _stored(card: Card | None, doc: CardDoc, path: Path, text: str, cards_dir: P
 
 
 def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True,
-               progress: Progress | None = None) -> SyncReport:
+               progress: Progress | None = None, strict: bool = False) -> SyncReport:
     """Load every card file into the database; all or nothing.
 
     ``claim_notes=False`` skips listing mismatch / stale claims (the server's start-up sync: they cost
     seconds of LaTeX parsing and only ``proofdeck sync`` prints them); errors stop the sync either way.
-    ``progress`` shows the steps: reading (a tick per file), then writing (one transaction)."""
+    ``progress`` shows the steps: reading (a tick per file), then writing (one transaction). ``strict``: a
+    card with a refuted or contradictory statement stops the sync like an invalid one."""
     report = SyncReport()
     if claim_notes:  # `proofdeck sync`: every card is linted, and its notes listed
-        docs = load_deck(cards_dir, report.claim_notes, progress=progress)
+        docs = load_deck(cards_dir, report.claim_notes, progress=progress, strict=strict)
     else:  # the start-up sync lints only what it may write: cards not stored as they are
         with new_session(engine) as session:
             before = {c.slug: c for c in session.exec(select(Card))}

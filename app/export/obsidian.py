@@ -37,7 +37,7 @@ NO_MODULE = Label(zh="未分类", en="Unsorted")
 NO_ANSWER = "*暂无参考答案 · No reference answer yet*"
 AFTER_FENCE = "&#8203;"  # an invisible line after an answer's closing fence, to carry the block id
 CALLOUT = {"confirmed": "success", "refuted": "failure", "conditional": "warning", "unverifiable": "question",
-           "error": "bug", "mismatch": "failure", "stale": "question"}
+           "error": "bug", "mismatch": "failure", "stale": "question", "contradiction": "failure"}
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml when present: same text, faster
 

@@ -38,6 +38,7 @@ class ClaimVerdict(SQLModel, table=True):
     claim_key: str
     verdict: str  # confirmed | refuted | conditional | unverifiable | mismatch | stale | error
     method: str = ""  # how the numbers were obtained: measured | simulated | calculated | construction | none
+    judge: str = "claim"  # who judged: claim (hand-written) | arithmetic | fact | formula | parity (revision 0008)
     text_zh: str = Field(default="", sa_column=Column(Text, nullable=False))
     text_en: str = Field(default="", sa_column=Column(Text, nullable=False))
     predicted: Any = Field(default=None, sa_column=Column(JSON, nullable=True))

@@ -35,7 +35,7 @@ _ATOMIC = re.compile(r"\$\$.+?\$\$|(?<!\\)\$[^$\n]+?\$|(`+).+?\1", re.DOTALL)
 # the marks' CSS, one file for every surface (linked by the pages, inlined by the handbook and Anki)
 MARKS_CSS = (Path(__file__).resolve().parents[1] / "static" / "marks.css").read_text(encoding="utf-8")
 
-SIGNS = {"refuted": "✗", "conditional": "≈", "confirmed": "✓", "mismatch": "≠"}
+SIGNS = {"refuted": "✗", "conditional": "≈", "confirmed": "✓", "mismatch": "≠", "contradiction": "⇄"}
 MARKED = tuple(SIGNS)
 
 

@@ -15,7 +15,8 @@ VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("�
                   # the quoted text states a number its asserts does not / the quoted text left the card
                   "mismatch": ("原文与断言不符", "text and assertion disagree", "≠"),
                   "stale": ("原文已改动", "quoted text no longer in the card", "⌛"),
-                  "error": ("无法判定", "could not be judged", "!")}
+                  "error": ("无法判定", "could not be judged", "!"),
+                  "contradiction": ("中英文不一致", "zh and en disagree", "⇄")}
 
 
 # how a verdict's numbers were obtained -> zh label
@@ -154,7 +155,7 @@ def claim_note(v: Any, lang: str, psi: float | None = None) -> str:
     if kind == "conditional":
         cond = condition_text(v, lang)
         return cond + (("；" if lang == "zh" else "; ") + values if values else "")
-    if kind == "mismatch":
+    if kind in ("mismatch", "contradiction"):
         return str(_get(v, f"reason_{lang}") or _get(v, "reason_en") or "")[:200]
     return ""
 
@@ -221,9 +222,9 @@ def claim_line(v: Any, lang: str, psi: float | None) -> dict[str, str]:
 
 
 def statement_coverage(source_text: str) -> tuple[int, int]:
-    """(checked, found) quantitative statements of a card file's text (``verify.reading.coverage.page_summary``:
-    sympy, never torch; cached by the text)."""
-    from verify.reading.coverage import page_summary
+    """(judged, found) quantitative statements of a card file's text
+    (``verify.judge.statements.coverage.page_summary``: sympy and pint, never torch; cached by the text)."""
+    from verify.judge.statements.coverage import page_summary
 
     try:
         cov = page_summary(source_text)

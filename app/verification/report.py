@@ -36,7 +36,29 @@ class ClaimResult(_Open):
     reason_en: str = ""
 
 
+StatementVerdict = Literal["confirmed", "refuted", "conditional", "contradiction", "consistent", "claimed",
+                           "unchecked", "unverifiable"]
+
+
+class StatementResult(_Open):
+    """A statement no claim annotates, judged by verify's annotation-free judges (verify/README.md)."""
+
+    card: str
+    key: str
+    section: str = ""
+    lang: str
+    text: str
+    sentence: str = ""
+    verdict: StatementVerdict
+    judge: str = ""
+    detail: str = ""
+    found: str = ""
+    other: str = ""
+    method: str = ""
+
+
 class VerifyReport(_Open):
     environment: Environment
     runs: list[dict[str, Any]] = Field(default_factory=list)
     claims: list[ClaimResult] = Field(default_factory=list)
+    statements: list[StatementResult] = Field(default_factory=list)

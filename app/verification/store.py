@@ -65,10 +65,26 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
             evaluated=claim.evaluated, counterexamples=claim.counterexamples,
             reason_zh=claim.reason_zh, reason_en=claim.reason_en,
         ))
+    for st in report.statements:
+        if st.verdict in STORED:
+            session.add(statement_verdict(run.id, st))
     if commit:
         session.commit()
         session.refresh(run)
     return run
+
+
+STORED = ("confirmed", "refuted", "conditional", "contradiction")  # what a mark shows; counts stay in the report
+
+
+def statement_verdict(run_id: int, st: Any) -> ClaimVerdict:
+    """A judged statement as a verdict row: quoted by its sentence in its language, its judge named."""
+    counter = [{"at": "", "value": "", "claimed": "", "text": st.detail}] if st.verdict == "refuted" else []
+    return ClaimVerdict(run_id=run_id, card_slug=st.card, claim_key=f"auto-{st.key}".replace(":", "-"),
+                        verdict=st.verdict, method=st.method or st.judge, judge=st.judge, predicted=st.text,
+                        measured=st.found or None, condition=st.detail if st.verdict == "conditional" else "",
+                        counterexamples=counter, reason_en=st.detail, reason_zh=st.detail,
+                        text_zh=st.sentence if st.lang == "zh" else "", text_en=st.sentence if st.lang == "en" else "")
 
 
 def latest_verdicts(session: Session, slug: str) -> tuple[VerificationRun | None, list[ClaimVerdict]]:

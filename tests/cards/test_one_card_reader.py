@@ -13,9 +13,9 @@ from sqlmodel import Session, col, select
 from app.deck.sync import sync_cards
 from app.models.card import Card, CardClaim
 from verify.judge import Evidence, judge
+from verify.judge.statements.coverage import deck_coverage
 from verify.reading.cardfile import CardFileError, read_text, split
 from verify.reading.claims import read_cards
-from verify.reading.coverage import deck_coverage
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "cards" / "zero-sharding.md"

@@ -22,7 +22,8 @@ def test_every_command_has_a_row_with_its_arguments_and_options() -> None:
     assert len(rows) == len(leaves)
     for path in leaves:
         assert any(row.startswith(f"| `proofdeck {' '.join(path)}") for row in rows), path
-    assert "| `proofdeck export html FILE` | Write the offline single-file HTML handbook. | `--database-url` |" in rows
+    html = next(row for row in rows if row.startswith("| `proofdeck export html FILE` | Write the offline single-file"))
+    assert html.endswith("| `--user`, `--database-url` |"), html  # the first docstring paragraph, then the options
     assert any(row.startswith("| `proofdeck verify` |") and "`--from-json`" in row and "`--verdict`" in row
                for row in rows)
 

@@ -18,9 +18,9 @@ import sympy as sp
 from tests.utils.judging import judge_all
 from verify.judge import Evidence
 from verify.judge.pipeline import reset_caches
+from verify.judge.statements.coverage import card_coverage
 from verify.known import drills
 from verify.reading.claims import Claim, read_cards
-from verify.reading.coverage import card_coverage
 
 CARDS = Path(__file__).resolve().parents[2] / "cards"
 LLM_CARDS = ("transformer-parameter-count", "training-flops", "activation-memory", "kv-cache",

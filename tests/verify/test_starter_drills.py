@@ -63,7 +63,7 @@ def test_drills_and_starter_checks_import_without_torch() -> None:
     import sys
 
     code = ("import sys, verify.known.drills, verify.judge, verify.known.vocabulary, "
-            "verify.reading.coverage; "
+            "verify.judge.statements.coverage; "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -15,6 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 VERDICTS = ("confirmed", "refuted", "conditional", "unverifiable", "mismatch", "stale", "error")
+# what the annotation-free judges say of a statement no claim annotates (verify.judge.statements)
+STATEMENT_VERDICTS = ("confirmed", "refuted", "conditional", "contradiction", "consistent", "claimed", "unchecked",
+                      "unverifiable")
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,9 @@ import sympy as sp
 from verify.reading import units
 from verify.reading.tokens import RELATIONS, Tok, tokens
 
-FUNCTIONS = {"sqrt": sp.sqrt, "log": sp.log, "log2": lambda x: sp.log(x, 2), "ceil": sp.ceiling,
+FUNCTIONS = {"sqrt": sp.sqrt, "√": sp.sqrt, "log": sp.log, "log2": lambda x: sp.log(x, 2), "ceil": sp.ceiling,
              "floor": sp.floor, "exp": sp.exp}
+CONSTANTS = {"π": sp.pi}
 APPROX_WORDS = re.compile(r"(?:≈|~|约|大约|大概|近|roughly|about|around|approximately|approx\.?|nearly)\s*$", re.I)
 
 
@@ -103,7 +104,8 @@ class _Parser:
                 value = value / rhs if sign < 0 else value * rhs
                 dims = _combine(dims, rdims, sign)
             elif not t.gap and (t.kind in ("atom", "psi") or (t.kind == "op" and t.text == "(") or
-                                (t.kind == "word" and (t.text in self.symbols or t.text in FUNCTIONS))):
+                                (t.kind == "word" and (t.text in self.symbols or t.text in FUNCTIONS or
+                                                       t.text in CONSTANTS))):
                 rhs, rdims = self.factor()  # implicit multiplication: 2Ψ, sbh, 2(N−1)
                 value, dims = value * rhs, _combine(dims, rdims, 1)
             else:
@@ -141,8 +143,11 @@ class _Parser:
             return self.symbols["Psi"], {}
         if t.kind == "word" and t.text in self.symbols:
             return self.symbols[t.text], {}
-        if t.kind == "word" and t.text in FUNCTIONS and (n := self.peek()) is not None and n.text == "(":
-            arg, dims = self.atom()
+        if t.kind == "word" and t.text in CONSTANTS:
+            return CONSTANTS[t.text], {}
+        if t.kind == "word" and t.text in FUNCTIONS and (n := self.peek()) is not None and \
+                (n.text == "(" or t.text == "√" and n.kind in ("atom", "psi", "word")):
+            arg, dims = self.factor() if t.text == "√" and n.text != "(" else self.atom()
             if dims:
                 raise ValueError("a function of a unit")
             return FUNCTIONS[t.text](arg), {}
@@ -191,11 +196,15 @@ def _side(toks: list[Tok], text: str, symbols: dict[str, sp.Symbol], approx: boo
 
 
 def _runs(toks: list[Tok], symbols: dict[str, sp.Symbol]) -> list[list[Tok]]:
-    """Maximal runs of math tokens; a one-letter symbol belongs to a run only next to an operator or number."""
+    """Maximal runs of math tokens; a one-letter symbol belongs to a run only next to an operator or number; a
+    hyphen between letters ("2Ψ/S-byte") ends a run."""
     runs: list[list[Tok]] = [[]]
     for k, t in enumerate(toks):
-        mathy = t.kind in ("atom", "rel", "op", "psi")
-        if t.kind == "word" and t.text in symbols:
+        mathy = t.kind in ("atom", "rel", "op", "psi") or (t.kind == "word" and t.text in ("√", *CONSTANTS))
+        if t.kind == "op" and t.text == "-" and k + 1 < len(toks) and not toks[k + 1].gap and not t.gap and \
+                toks[k + 1].kind == "word" and toks[k + 1].text[:1].isalpha() and toks[k + 1].text not in symbols:
+            mathy = False  # "S-byte", "bf16-only": a hyphenated word, not a minus
+        elif t.kind == "word" and t.text in symbols:
             before = toks[k - 1] if k > 0 else None
             after = toks[k + 1] if k + 1 < len(toks) else None
             mathy = bool((before and (before.kind in ("op", "rel") or (not t.gap and before.kind in ("atom", "psi",
@@ -212,12 +221,40 @@ def _runs(toks: list[Tok], symbols: dict[str, sp.Symbol]) -> list[list[Tok]]:
     return [r for r in runs if any(t.kind in ("atom", "psi") or t.kind == "word" for t in r)]
 
 
+# where a clause starts: what stands before a relation's left side in the same clause belongs to it
+_CLAUSE = re.compile(r"[，。；：;!?！？、\n]|[,:]\s|\s[-–—]\s|⟹|=>|\(|（|\b(?:is|are|of|gives|takes)\b")
+_CONTINUES = {"+", "×", "*", "/", "·", "^", "−"}
+
+
+def _cut_before(text: str, toks: list[Tok], first: Tok, symbols: dict[str, sp.Symbol]) -> bool:
+    """An operator waiting for its right operand stands before ``first`` in its clause, with only words between,
+    or a letter is glued on: the run's left side starts outside it ("8 workers × prefetch_factor 2 = 16",
+    "…(cross-node) + qgZ reduce-scatter 0.25M = 0.75M", "√(10^24/120)"). An operand first ("r + c numbers for an
+    r × c matrix"), a relation, an arrow or a clause boundary ends the search."""
+    before = text[:first.start]
+    if before and (before[-1].isascii() and before[-1].isalnum() or before[-1] in "√π.^"):
+        return True
+    clause = max((m.end() for m in _CLAUSE.finditer(before)), default=0)
+    inside = [t for t in toks if clause <= t.start < first.start]
+    for k in range(len(inside) - 1, -1, -1):
+        t = inside[k]
+        hyphen = t.text == "-" and not t.gap and k + 1 < len(inside) and not inside[k + 1].gap
+        suffix = t.text == "+" and not t.gap and k > 0 and inside[k - 1].kind in ("word", "op") and \
+            (inside[k - 1].kind == "word" or inside[k - 1].text == "+")  # ZeRO++, C++: part of a name
+        if t.kind == "op" and t.text in _CONTINUES | {"-"} and not hyphen and not suffix:
+            return True
+        if t.kind in ("rel", "stop", "atom", "psi") or (t.kind == "word" and t.text in symbols) or t.text == ")":
+            return False
+    return False
+
+
 def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
     """Everything plain ``text`` (no TeX) states."""
     out: list[Found] = []
     toks = tokens(text)
     for run in _runs(toks, symbols):
-        cut_left = bool(run) and run[0].kind == "op" and run[0].text not in "(-−"  # "… params × 2 bytes = …"
+        cut_left = bool(run) and (run[0].kind == "op" and run[0].text not in "(-−" or  # "… params × 2 bytes = …"
+                                  _cut_before(text, toks, run[0], symbols))
         while run and run[0].kind in ("rel", "op") and run[0].text not in "(-−":
             run = run[1:]
         cut_right = bool(run) and run[-1].kind == "op" and run[-1].text != ")"
@@ -226,7 +263,8 @@ def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
         if not run:
             continue
         if cut_left or cut_right:  # a side of it is outside the run: its numbers, no relation
-            out += [Found((s,)) for t in run if t.kind == "atom" if (s := _side([t], text, symbols, False))]
+            out += [Found((s,)) for t in run if t.kind == "atom" and not t.extra.get("sup")
+                    if (s := _side([t], text, symbols, False))]
             continue
         groups: list[list[Tok]] = [[]]
         ops: list[str] = []
@@ -251,7 +289,7 @@ def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
         if sides:
             out.append(Found(tuple(sides), tuple(ops)))
         else:  # the run as a whole does not parse: its numbers alone
-            out += [Found((s,)) for g in groups for t in g if t.kind == "atom"
+            out += [Found((s,)) for g in groups for t in g if t.kind == "atom" and not t.extra.get("sup")
                     if (s := _side([t], text, symbols, False)) is not None]
     return out
 

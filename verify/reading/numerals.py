@@ -20,10 +20,15 @@ _QUANTITY_AFTER = (r"(?=\s*(?:倍|%|％|个百分点|字节|千字节|兆字节|
 _PERCENT = re.compile(r"百分之([" + _CN + r"]+)")
 _FRACTION = re.compile(r"([" + _CN + r"]+)分之([" + _CN + r"]+)")
 _BEFORE = re.compile(r"(?<![" + _CN + r"])([" + _CN + r"]+)" + _QUANTITY_AFTER)
-_WORDS = [(re.compile(r"一半"), "1/2"), (re.compile(r"\btwice\b", re.I), "2×"), (re.compile(r"\bhalf\b", re.I), "1/2"),
-          (re.compile(r"\bdouble[sd]?\b", re.I), "2×"), (re.compile(r"\bquarter\b", re.I), "1/4")]
+_ONE_BEFORE = re.compile(r"\s*(?:倍|%|％|字节|千字节|兆字节|吉字节|位|比特|GB|MB|B\b)")
+_WORDS = [(re.compile(r"一半|减半|砍半|折半"), "1/2"), (re.compile(r"\btwice\b", re.I), "2×"),
+          (re.compile(r"\bhalf\b", re.I), "1/2"),
+          (re.compile(r"\bdoubl(?:es|ed|ing)\b", re.I), "2×"), (re.compile(r"\bquarter\b", re.I), "1/4"),
+          (re.compile(r"\bzero\b(?!-)"), "0")]  # "flushed to zero" (not ZeRO, not zero-bubble)
 _EN = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _EN_TIMES = re.compile(r"\b(" + "|".join(_EN) + r")(?:\s+times\b|-fold\b|x\b)", re.I)
+_EN["one"] = 1
+_EN_UNIT = re.compile(r"\b(" + "|".join(_EN) + r")(?=[\s-]+(?:bytes?|bits?|GB|MB|KB|B)\b)", re.I)
 
 
 def chinese(text: str) -> str | None:
@@ -48,6 +53,8 @@ def normalise(text: str) -> str:
         return f"{num}/{den}" if den and num else m.group(0)
 
     def before(m: re.Match[str]) -> str:
+        if m.group(1) == "一" and not _ONE_BEFORE.match(m.string, m.end()):
+            return m.group(0)  # 一块, 一次, 一层: an article, not a count the English writes as a digit
         n = chinese(m.group(1))
         return n if n else m.group(0)
 
@@ -56,4 +63,5 @@ def normalise(text: str) -> str:
     text = _BEFORE.sub(before, text)
     for rx, digits in _WORDS:
         text = rx.sub(digits, text)
-    return _EN_TIMES.sub(lambda m: f"{_EN[m.group(1).lower()]}×", text)
+    text = _EN_TIMES.sub(lambda m: f"{_EN[m.group(1).lower()]}×", text)
+    return _EN_UNIT.sub(lambda m: str(_EN[m.group(1).lower()]), text)

@@ -132,11 +132,30 @@ def _pairs(body: str, follow_ups: tuple[tuple[str, str, str, str, str], ...]) ->
     for section, texts in _sections(body).items():
         out += pair_units(units_of(texts.get("zh", ""), "zh", section), units_of(texts.get("en", ""), "en", section),
                           section)
-    for fid, q_zh, q_en, a_zh, a_en in follow_ups:
+    for (zid, q_zh, a_zh), (eid, q_en, a_en) in _follow_up_pairs(follow_ups):
         for part, zh, en in (("question", q_zh, q_en), ("follow_up", a_zh, a_en)):
-            name = f"{part}:{fid}"
-            out += pair_units(units_of(zh, "zh", name), units_of(en, "en", name), name)
+            out += pair_units(units_of(zh, "zh", f"{part}:{zid}"), units_of(en, "en", f"{part}:{eid}"),
+                              f"{part}:{zid}")
     return tuple(out)
+
+
+def _follow_up_pairs(follow_ups: tuple[tuple[str, str, str, str, str], ...]) -> list[tuple[tuple[str, str, str],
+                                                                                        tuple[str, str, str]]]:
+    """Each follow-up's zh and en sides: its own, or, where the bank wrote one language per follow-up (a zh
+    question with its 答： answer, then its English translation), a zh-only follow-up and the en-only one after it."""
+    out = []
+    k = 0
+    while k < len(follow_ups):
+        fid, q_zh, q_en, a_zh, a_en = follow_ups[k]
+        nxt = follow_ups[k + 1] if k + 1 < len(follow_ups) else None
+        only_zh = (q_zh or a_zh) and not (q_en or a_en)
+        if only_zh and nxt is not None and not (nxt[1] or nxt[3]) and (nxt[2] or nxt[4]):
+            out.append(((fid, q_zh, a_zh), (nxt[0], nxt[2], nxt[4])))
+            k += 2
+            continue
+        out.append(((fid, q_zh, a_zh), (fid, q_en, a_en)))
+        k += 1
+    return out
 
 
 def card_pairs(card: CardText) -> list[Pair]:

@@ -82,7 +82,7 @@ def unit_statements(unit: Unit) -> list[Statement]:
         sentence = sentence_at(unit.text, found.start)
         sides = found.sides
         if not found.ops:
-            if not _notation(sides[0]):
+            if not _notation(sides[0]) and not sides[0].value.is_Symbol:  # "$m$" names a symbol, states nothing
                 out.append(Statement(unit, len(out), sides[0], sentence=sentence))
             continue
         for left, op, right in zip(sides, found.ops, sides[1:], strict=False):

@@ -25,8 +25,7 @@ import sympy as sp
 import yaml
 
 from verify.known.vocabulary import ARG_VALUES, QUANTITIES, SYMBOLS
-from verify.reading.cardfile import read_card
-from verify.reading.coverage import COUNTED, texts
+from verify.reading.cardfile import CardText, read_card
 from verify.reading.textnums import Statement, is_notation, statements
 
 _STAGE = re.compile(r"ZeRO-?([123])|阶段\s*([123])|stage\s*([123])|\b(DDP|baseline|standard data parallel\w*)|"
@@ -153,6 +152,27 @@ def _by_word(st: Statement, sentence: str, stage: str | None, psi: sp.Symbol, n:
         if _MEMORY.search(sentence):
             return f"model_state_bytes({stage}) == {_expr(value)}"
     return None
+
+
+COUNTED = ("formula", "multiplier", "percent", "size", "psi", "bytes")
+
+
+def texts(card: CardText) -> dict[str, str]:
+    """The card's prose per language: each ``## zh`` / ``## en`` block of the body, and the follow-ups."""
+    out: dict[str, list[str]] = {"zh": [], "en": []}
+    lang = None
+    for line in card.body.splitlines():
+        head = re.fullmatch(r"##\s+(zh|en)\s*", line)
+        if head:
+            lang = head.group(1)
+        elif line.startswith("# "):
+            lang = None
+        elif lang:
+            out[lang].append(line)
+    for fu in card.meta.get("follow_ups") or []:
+        for lg in ("zh", "en"):
+            out[lg].append(str((fu.get("answer") or {}).get(lg) or ""))
+    return {lg: "\n".join(lines) for lg, lines in out.items()}
 
 
 def suggest(path: str | Path) -> tuple[list[Proposal], list[str]]:

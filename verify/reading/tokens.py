@@ -26,7 +26,8 @@ _TOKEN = re.compile(
     r"(?P<num>" + _NUM + r")"
     r"(?P<sci>\s*[×x*]\s*10\s*\^\s*\{?\s*[-−]?\d+\}?|[eE][-+]?\d+(?![\w])|\^\s*\{?\s*[-−]?\d+\}?)?"
     r"|(?P<rel>约等于|~=|<=|>=|[=≈≃≅≤≥<>])"
-    r"|(?P<op>[+\-−×*·/^()])"
+    r"|(?P<sup>[²³])"
+    r"|(?P<op>[+\-−×*·/÷^()√])"
     r"|(?P<psi>Ψ|\bPsi\b)"
     r"|(?P<word>[A-Za-zα-ωΑ-Ω_][A-Za-zα-ωΑ-Ω0-9_]*(?:/[A-Za-z]+)?|[\u4e00-\u9fff]+|%|％)"
     r"|(?P<space>\s+)"
@@ -36,7 +37,16 @@ _SCALE = {"K": 10**3, "k": 10**3, "M": 10**6, "B": 10**9, "T": 10**12, "billion"
 _MULT_WORDS = {"×", "x", "倍", "fold", "times"}
 # a number glued to a name is part of it: E4M3, H100, fp16, ZeRO-3, GPT-3, LLaMA-2-7B (but N-1 is arithmetic)
 _NAME_BEFORE = re.compile(r"[A-Za-z_]$|(?<![_A-Za-z])[A-Za-z]{2,}[-‐]$|(?<![_A-Za-z])[A-Za-z]{2,}[-‐]\d+[-‐]$")
+_ORDINAL_ZH = re.compile(r"第\s*$|第\s*\d+\s*[、,，和与]\s*$")  # 第 4、5 维: ordinals
+# a number that names one of many: dim 0, rank 0, GPU 3, stage 2, step 0 (an index, not a quantity)
+_INDEX_BEFORE = re.compile(r"\b(?:dim|axis|rank|GPU|gpu|device|node|stage|layer|step|epoch|id|index|cuda:?)\s*$")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# a year stands after "in", "since", "et al.", an opening parenthesis or a comma, and before a closing one, a
+# comma, a full stop or 年: "Rajbhandari et al. 2020", "(Dao, 2022)", "2017 年"; "2048 × 4096" is arithmetic
+_YEAR_AL = re.compile(r"\bal\.?,?\s*$")
+_YEAR_BEFORE = re.compile(r"(?:\bin|\bsince|[(（,，]|\b(?:January|February|March|April|May|June|July|"
+                          r"August|September|October|November|December))\s*$")
+_YEAR_AFTER = re.compile(r"\s*(?:[)）(（,，;；]|\.(?!\d)|$)")
 _ENUMERATION = re.compile(r"[)）]")
 _ENUM_BEFORE = re.compile(r"[\s(（：:；;，,。\u4e00-\u9fff]")
 
@@ -56,6 +66,9 @@ class Tok:
 # a unit as cards spell it after a number; what it means comes from pint (verify.reading.units)
 _UNIT_WORD = re.compile(r"(?:[kKMGTPE]i?B|bytes?|[kKMGTP]?bits?|[KMGT]b|Gbps|ms|μs|us|ns|secs?|seconds?|mins?|minutes?"
                         r"|hours?|hrs?|days?|[KMGTP]?FLOPS?|[KMGTP]?FLOPs|[kKMGTP]?FLOP|s|h|d)(?:/s)?$")
+# a count a size is divided by ("128 KiB/token", "2 MiB/GPU"): the size is per one of them, the unit is the size's
+_PER_COUNT = re.compile(r"/(?:token|tok|GPU|gpu|rank|step|layer|head|block|direction|param|parameter|element|"
+                        r"sample|seq|sequence|request|iteration|iter|card)s?$")
 _ONE_LETTER_UNITS = {"s", "h", "d"}
 
 
@@ -64,6 +77,8 @@ def _enumerated(text: str, at: int) -> bool:
     before = text[:at]
     if before.endswith(("(", "（")):
         before = before[:-1]
+    if re.search(r"\d\s*[,，]\s*$|[-−+×*/·]\s*$", before):
+        return False  # the last of a list of numbers, "(1, 8, 10)", or arithmetic, "(R − 1)"
     return not before or bool(_ENUM_BEFORE.match(before[-1]))
 
 
@@ -72,6 +87,9 @@ def _unit_after(word: str, gap: bool, following: str) -> str:
     no operator after it: the h of "12h² + 13h" is the hidden size, not hours)."""
     if re.match(r"[\u4e00-\u9fff]", word):
         return next((word[:n] for n in range(len(word), 0, -1) if units.unit(word[:n]) is not None), "")
+    word = _PER_COUNT.sub("", word)
+    if word == "B" and gap and not re.match(r"\s*[A-Za-z(]", following):
+        return "B"  # "4 B = 28 GB": bytes (a glued 7B is seven billion)
     if not _UNIT_WORD.match(word) or units.unit(word) is None:
         return ""
     if word in _ONE_LETTER_UNITS and (not gap or re.match(r"\s*[\^²³(*/+]", following)):
@@ -106,7 +124,9 @@ def tokens(text: str) -> list[Tok]:
             gap = True
             i += 1
             continue
-        if kind == "num" and _NAME_BEFORE.search(text[:m.start()]):
+        if kind == "num" and (_NAME_BEFORE.search(text[:m.start()]) or _ORDINAL_ZH.search(text[:m.start()])
+                              or _INDEX_BEFORE.search(text[:m.start()]) and not m.group("sci")
+                              and "." not in m.group(0)):
             out.append(Tok("word", m.group(0), m.start(), gap=gap))  # part of a name: E4M3, ZeRO-3, fp16
             i, gap = i + 1, False
             continue
@@ -124,6 +144,9 @@ def tokens(text: str) -> list[Tok]:
                                                      and raw[j + 1].group(0) in ("万", "亿", "千")):
                 tok.value = sp.Integer(_SCALE[raw[j + 1].group(0)]) * value  # 7 billion, 3 亿
                 tok.text, j = text[m.start():raw[j + 1].end()], j + 2
+            if j + 1 < len(raw) and raw[j].group(0) == "-" and raw[j + 1].group(0) in ("bit", "bits", "byte", "bytes"):
+                tok.unit, tok.text = raw[j + 1].group(0), text[m.start():raw[j + 1].end()]  # "16-bit", "4-byte"
+                j += 2
             spaced = j < len(raw) and raw[j].lastgroup == "space"
             k = j + 1 if spaced else j
             if k < len(raw):
@@ -138,8 +161,11 @@ def tokens(text: str) -> list[Tok]:
                     tok.extra["psi"] = True  # 16Ψ: the parser multiplies by the vocabulary's Ψ
                     tok.text, j = text[m.start():nxt.end()], k + 1
                 elif nxt.lastgroup == "word" and (unit_ := _unit_after(word, spaced, rest)):
-                    tok.unit, tok.text, j = unit_, text[m.start():nxt.start() + len(unit_)], k + 1
-            if _YEAR.fullmatch(tok.text.strip()) and not tok.unit:
+                    spelled = len(word) if _PER_COUNT.search(word) else len(unit_)
+                    tok.unit, tok.text, j = unit_, text[m.start():nxt.start() + spelled], k + 1
+            if _YEAR.fullmatch(tok.text.strip()) and not tok.unit and (
+                    re.match(r"\s*年", text[tok.start + 4:]) or _YEAR_AL.search(text[:tok.start]) or (
+                        _YEAR_BEFORE.search(text[:tok.start]) and _YEAR_AFTER.match(text, tok.start + 4))):
                 tok.kind = "word"  # a year (Rajbhandari et al. 2020) states no quantity
             elif _ENUMERATION.match(text, m.end()) and re.fullmatch(r"\d{1,2}", tok.text) and \
                     _enumerated(text, m.start()):
@@ -147,12 +173,45 @@ def tokens(text: str) -> list[Tok]:
             out.append(tok)
             i, gap = j, False
             continue
-        if kind in ("rel", "op", "psi", "word"):
+        if kind == "sup":  # h², 300³: a power
+            out.append(Tok("op", "^", m.start(), gap=gap))
+            two = sp.Integer(2 if m.group(0) == "²" else 3)
+            out.append(Tok("atom", m.group(0), m.start(), two, EXACT, gap=False, extra={"mantissa": two, "sup": True}))
+        elif kind == "op" and m.group(0) == "÷":
+            out.append(Tok("op", "/", m.start(), gap=gap))
+        elif kind == "op" and m.group(0) == "√":
+            out.append(Tok("word", "√", m.start(), gap=gap))
+        elif kind in ("rel", "op", "psi", "word"):
             out.append(Tok(kind, m.group(0), m.start(), gap=gap))
         elif m.group(0) not in " \t":
             out.append(Tok("stop", m.group(0), m.start(), gap=gap))
         i, gap = i + 1, False
-    return _split_symbols(out)
+    return _split_symbols(_names(out, text))
+
+
+_MATH_NEAR = re.compile(r"[+*/^=<>×·≈≤≥²³]")
+
+
+def _names(toks: list[Tok], text: str) -> list[Tok]:
+    """A number glued to letters that are no unit, scale or Ψ ("3D", "4th", "1F1B") is a name, unless an operator
+    stands next to it ("12h² + 13h", "5as/(ht)") or the letters are two or more symbols ("4sbV/t bytes")."""
+    from verify.known.vocabulary import SYMBOLS as symbols
+
+    for k, t in enumerate(toks):
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if t.kind != "atom" or t.unit or t.extra.get("psi") or t.extra.get("sup") or nxt is None or nxt.gap \
+                or nxt.kind != "word" \
+                or not nxt.text[:1].isalpha() or nxt.text in ("π", "√"):
+            continue
+        if re.fullmatch(r"st|nd|rd|th", nxt.text):
+            t.kind = "word"  # 4th, 1st: an ordinal
+            continue
+        if len(nxt.text) >= 2 and all(c in symbols or c == "/" for c in nxt.text) and nxt.text[0] != "/":
+            continue  # a coefficient of symbols: 4sbV/t, 6bsh (but 3D is a name)
+        around = text[max(0, t.start - 3):t.start] + text[nxt.start + len(nxt.text):nxt.start + len(nxt.text) + 3]
+        if not _MATH_NEAR.search(around):
+            t.kind = "word"
+    return toks
 
 
 def _split_symbols(toks: list[Tok]) -> list[Tok]:
@@ -167,6 +226,10 @@ def _split_symbols(toks: list[Tok]) -> list[Tok]:
                 (k + 1 < len(toks) and not toks[k + 1].gap and glue(toks[k + 1]))
         if t.kind == "word" and 1 < len(t.text) <= 5 and glued and all(c in SYMBOLS for c in t.text):
             out += [Tok("word", c, t.start + n, gap=t.gap and n == 0) for n, c in enumerate(t.text)]
+        elif t.kind == "word" and "/" in t.text and glued and len(t.text) <= 9 and \
+                all(c in SYMBOLS or c == "/" for c in t.text) and not units.unit(t.text):  # "5as/h", "V/t"
+            out += [Tok("op" if c == "/" else "word", c, t.start + n, gap=t.gap and n == 0)
+                    for n, c in enumerate(t.text)]
         else:
             out.append(t)
     return out

@@ -24,6 +24,7 @@ TFLOPS = 1e12 * FLOPS
 PFLOPS = 1e15 * FLOPS
 GFLOPS = 1e9 * FLOPS
 @alias byte = 字节
+@alias bit = 比特 = 位
 千字节 = kilobyte
 兆字节 = megabyte
 吉字节 = gigabyte

@@ -2,9 +2,11 @@
 
 ``claimverdict.evaluated``: the values the assertion took at each measured configuration; ``counterexamples``:
 where it fails (at, value, claimed, text). Pages, quiz, exports and the CLI render from these fields instead of
-parsing the reason sentences. Verdicts stored before this revision get their ``evaluated`` from their run's
-report and their counterexample as text. ``claimverdict.check`` / ``judged`` and ``cardclaim.check`` held a
-field that claims no longer have (claims state what they assert): dropped.
+parsing the reason sentences. ``judge``: who judged the verdict (a hand-written claim, or an annotation-free
+judge of ``verify.judge.statements`` for a statement no claim annotates). Verdicts stored before this revision
+get their ``evaluated`` from their run's report and their counterexample as text. ``claimverdict.check`` /
+``judged`` and ``cardclaim.check`` held a field that claims no longer have (claims state what they assert):
+dropped.
 
 Revision ID: 0008_verdicts_as_data
 Revises: 0007_quiz2
@@ -33,6 +35,7 @@ def upgrade() -> None:
     with op.batch_alter_table("claimverdict") as batch:
         batch.add_column(sa.Column("evaluated", sa.JSON(), nullable=False, server_default=sa.text("'[]'")))
         batch.add_column(sa.Column("counterexamples", sa.JSON(), nullable=False, server_default=sa.text("'[]'")))
+        batch.add_column(sa.Column("judge", sa.String(), nullable=False, server_default="claim"))
         batch.drop_column("check")
         batch.drop_column("judged")
     with op.batch_alter_table("cardclaim") as batch:
@@ -58,5 +61,6 @@ def downgrade() -> None:
     with op.batch_alter_table("claimverdict") as batch:
         batch.add_column(sa.Column("judged", sa.String(), nullable=False, server_default=""))
         batch.add_column(sa.Column("check", sa.String(), nullable=False, server_default=""))
+        batch.drop_column("judge")
         batch.drop_column("counterexamples")
         batch.drop_column("evaluated")

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from verify.judge.statements import arithmetic, facts, formulas, parity
+from verify.judge.statements import arithmetic, consistency, facts, formulas, parity
 from verify.judge.statements.findings import Finding
 from verify.reading.cardfile import CardText, split
 from verify.reading.claims import Claim, parse_claims
@@ -88,11 +88,10 @@ def _own(st: Statement, claims: list[Claim], verdicts: dict[str, str]) -> tuple[
     if claim is not None and (claim.asserts or claim.unverifiable):
         got = verdicts.get(claim.claim_id, "claimed")
         return Finding(got, "claim", f"judged by the claim {claim.claim_id}"), claim.claim_id
-    for judge in JUDGES:
-        found = judge(st)
-        if found is not None and found.verdict != "unchecked":
-            return found, ""
-    return None, ""
+    findings = [f for judge in JUDGES if (f := judge(st)) is not None and f.verdict != "unchecked"]
+    refuted = [f for f in findings if f.verdict == "refuted"]  # "2^-24 ≈ 5.96×10^-8" holds, but is no fp32 epsilon
+    best = refuted or findings
+    return (best[0] if best else None), ""
 
 
 def _states(st: Statement, value: str) -> bool:
@@ -127,9 +126,19 @@ def judge_card(card: CardText, claim_verdicts: dict[str, str] | None = None, tex
     claims = parse_claims(text, slug) if text else []
     verdicts = claim_verdicts or {}
     out = CardStatements(slug)
-    for pair in card_pairs(card):
-        zh, en = pair_statements(pair)
-        own = {id(st): _own(st, claims, verdicts) for st in (*zh, *en)}
+    pairs = [(pair, *pair_statements(pair)) for pair in card_pairs(card)]
+    own = {id(st): _own(st, claims, verdicts) for _p, zh, en in pairs for st in (*zh, *en)}
+
+    def confirmed(st: Statement) -> bool:
+        return (f := own[id(st)][0]) is not None and f.verdict == "confirmed"
+
+    for lang in ("zh", "en"):  # the card against itself, one language at a time
+        written = [st for _p, zh, en in pairs for st in (zh if lang == "zh" else en)]
+        for flag in consistency.check_card(written, confirmed):
+            found, claim_id = own[id(flag.statement)]
+            if not claim_id and (found is None or found.verdict != "refuted"):
+                own[id(flag.statement)] = (flag.finding, "")
+    for pair, zh, en in pairs:
         matched, contra = parity.compare(zh, en) if zh and en else ([], [])
         agree = {id(s) for a, b in matched for s in (a, b)}
         against: dict[int, Statement] = {}
@@ -150,7 +159,7 @@ def judge_card(card: CardText, claim_verdicts: dict[str, str] | None = None, tex
                     and _states(st, found.found):
                 found = Finding("confirmed", found.judge, f"the pitfall's wrong value, corrected in the same place: "
                                 f"{found.detail}", found.found)  # "taking E4M3's max as 240: it is 448"
-            if found is not None and found.verdict in ("confirmed", "refuted") or claim_id:
+            if found is not None and found.verdict in ("confirmed", "refuted", "contradiction") or claim_id:
                 out.verdicts.append(_verdict(slug, st, found, claim_id))
             elif id(st) in against:
                 other = against[id(st)]

@@ -32,6 +32,16 @@ class Known:
     expr: sp.Expr
     symbols: frozenset[sp.Symbol]
     print: float  # the value at a fixed random point (a quick test of equality)
+    unit: str = ""  # the quantity's unit (bytes, FLOP, s, elements, …)
+
+
+# what a sentence says it counts: a near miss is one only where the sentence counts what the quantity counts
+# ("FLOPs are 24bsh² + 4bs²h" is no near miss of a size in bytes)
+COUNTS = {"bytes": r"\bbytes?\b|\b[KMGT]i?B\b|字节|memory|显存|内存|activations?|激活|logits|states?|状态",
+          "FLOP": r"FLOP|flop|算力|计算量|乘加|compute",
+          "s": r"\btime\b|seconds?|\bms\b|时间|耗时|延迟|latency|\bsteps? time",
+          "elements": r"elements?|numbers?|values?|元素|个数|个值|entries",
+          "parameters": r"param|参数"}
 
 
 def _point(symbols: frozenset[sp.Symbol]) -> dict[sp.Symbol, float]:
@@ -67,7 +77,7 @@ def known() -> tuple[Known, ...]:
             if fp is None:
                 continue
             label = f"{q.name}({', '.join(args)})"
-            out.setdefault(sp.srepr(expr), Known(label, expr, frozenset(expr.free_symbols), fp))
+            out.setdefault(sp.srepr(expr), Known(label, expr, frozenset(expr.free_symbols), fp, q.unit))
     return tuple(out.values())
 
 
@@ -95,6 +105,14 @@ def _near(expr: sp.Expr, k: Known) -> bool:
     return False
 
 
+def _counts(sentence: str, k: Known) -> bool:
+    """The sentence counts what ``k`` counts (its unit's words), and nothing another unit counts."""
+    import re
+
+    said = {unit for unit, rx in COUNTS.items() if re.search(rx, sentence)}
+    return k.unit in said and len(said - {k.unit, "parameters"}) == 0 if k.unit in COUNTS else False
+
+
 def _differs_at(expr: sp.Expr, k: Known) -> str:
     from verify.known.vocabulary import SPEC_OF
 
@@ -119,9 +137,10 @@ def check(st: Statement) -> Finding | None:
     same = [k for k in known() if k.symbols == frozenset(expr.free_symbols)]
     for k in same:
         if abs(k.print - fp) <= 1e-9 * max(1.0, abs(fp)) and sp.simplify(expr - k.expr) == 0:
-            return Finding("confirmed", JUDGE, f"{side.text} is {k.label} (the ledger's formula)", other=k.label)
+            return Finding("confirmed", JUDGE, f"{side.text} is {k.label} (the ledger's formula)", sp.sstr(expr),
+                           k.label)
     for k in same:
-        if _near(expr, k):
+        if _counts(st.sentence, k) and _near(expr, k):
             return Finding("refuted", JUDGE, f"{k.label} is {sp.sstr(k.expr)}, not {sp.sstr(expr)} "
                                              f"({_differs_at(expr, k)})", sp.sstr(k.expr), k.label)
     return None
