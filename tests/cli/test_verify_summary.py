@@ -119,3 +119,33 @@ def test_problems_are_listed_by_default_and_a_confirmed_claim_is_not(verdict: st
                          claim("c", "bad-claim", verdict, text_en="broken", reason_en="the quote left the card")]}
     text = "\n".join(summary(report))
     assert "bad-claim" in text and "the quote left the card" in text and "ok-claim" not in text
+
+
+def test_the_statements_no_claim_annotates_are_counted_and_each_problem_named() -> None:
+    rows = [{"card": "zero-plus-plus", "section": "summary", "lang": lang, "text": text, "verdict": verdict,
+             "judge": judge, "detail": detail} for lang, text, verdict, judge, detail in (
+        ("zh", "4 倍", "contradiction", "parity", "the en text says 2×"),
+        ("en", "2×", "contradiction", "parity", "the zh text says 4 倍"),
+        ("en", "420/25 = 18.6 s", "refuted", "arithmetic", "420/25 = 16.8 s, not 18.6 s"),
+        ("en", "3M", "consistent", "parity", "zh and en state the same value"),
+        ("en", "7", "unchecked", "", "a number with no equation"))]
+    report = {"claims": [], "statements": rows,
+              "contradictions": [{"card": "zero-plus-plus", "section": "summary", "judge": "parity",
+                                  "quantity": "4 倍 / 2×", "zh": {"statement": "4 倍"}, "en": {"statement": "2×"}}]}
+    lines = summary(report)
+    text = " ".join(line.strip() for line in lines)  # wrapped at 80 columns
+    assert "5 found, 4 judged (80 %): 1 consistent, 1 refuted, 2 contradiction" in text
+    assert "zero-plus-plus · summary en (refuted, arithmetic): 420/25 = 18.6 s — 420/25 = 16.8 s" in text
+    assert "zero-plus-plus · summary zh (contradiction, parity): 4 倍" in text
+    assert "3M" not in text and "zh and en say different things" not in text  # listed once, as statements
+    assert max(cells(line) for line in lines) <= 80
+    assert "3M" in " ".join(summary(report, every=True))
+
+
+def test_the_bundled_report_lists_its_statements() -> None:
+    rows = BUNDLED["statements"]
+    assert len(rows) >= 29 * 30 and {"card", "lang", "text", "verdict", "judge", "detail"} <= rows[0].keys()
+    assert not [r for r in rows if r["verdict"] in ("refuted", "contradiction") and r["judge"] != "claim"]
+    assert {r["card"] for r in rows if r["verdict"] == "refuted"} >= {"zero-sharding"}  # the seed's, by its claims
+    judged = sum(r["verdict"] != "unchecked" for r in rows)
+    assert f"{len(rows):,} found, {judged:,} judged" in " ".join(summary(BUNDLED))

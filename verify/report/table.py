@@ -137,6 +137,8 @@ def _partners(report: dict[str, Any]) -> dict[tuple[str, str], list[tuple[str, d
     """(card, claim id) → the claims of the other language that contradict it, as (lang, side)."""
     out: dict[tuple[str, str], list[tuple[str, dict[str, Any]]]] = {}
     for x in report.get("contradictions", []):
+        if "claim_id" not in x["zh"] or "claim_id" not in x["en"]:
+            continue  # a contradiction between statements no claim annotates (listed with the statements)
         for lang, other in (("zh", "en"), ("en", "zh")):
             out.setdefault((x["card"], x[lang]["claim_id"]), []).append((other, x[other]))
     return out
@@ -186,6 +188,30 @@ def _entry(claim: dict[str, Any], partners: list[tuple[str, dict[str, Any]]], wi
     return lines
 
 
+STATEMENT_ORDER = ("confirmed", "consistent", "claimed", "refuted", "contradiction", "conditional", "unchecked")
+
+
+def statement_lines(report: dict[str, Any], width: int, cards: set[str], every: bool) -> list[str]:
+    """Every statement: how many were found and judged, by verdict, then each one an annotation-free judge
+    refuted or found contradictory (every judged one with ``every``) with its card, section, language, judge and
+    reason (those a claim judges are listed with their claim)."""
+    rows = [r for r in report.get("statements", []) if not cards or r["card"] in cards]
+    if not rows:
+        return []
+    counts = Counter(r["verdict"] for r in rows)
+    judged = sum(n for v, n in counts.items() if v != "unchecked")
+    by = ", ".join(f"{counts[v]:,} {v}" for v in STATEMENT_ORDER if counts[v])
+    out = ["", *wrap(f"statements (every number and formula): {len(rows):,} found, {judged:,} "
+                     f"judged ({100 * judged / len(rows):.0f} %): {by}", width)]
+    for r in rows:
+        if r["judge"] == "claim" and not every:
+            continue  # the claim that judges it is listed above
+        if r["verdict"] in ("refuted", "contradiction") or (every and r["verdict"] != "unchecked"):
+            out += wrap(f"{r['card']} · {r['section']} {r['lang']} ({r['verdict']}, {r['judge']}): {r['text']} — "
+                        f"{r['detail']}", width, indent="      ", first="  ")
+    return out
+
+
 def summary(report: dict[str, Any], *, width: int = 80, every: bool = False, cards: Iterable[str] = (),
             verdicts: Iterable[str] = ()) -> list[str]:
     """The terminal summary (see the module docstring), as lines of at most ``width`` columns.
@@ -222,6 +248,7 @@ def summary(report: dict[str, Any], *, width: int = 80, every: bool = False, car
         lines += _entry(c, partners.get(key, []), width)
         shown |= {key, *((c["card"], side["claim_id"]) for _, side in partners.get(key, []))}
     rest = [x for x in report.get("contradictions", []) if (not cards or x["card"] in cards) and not verdicts
+            and "claim_id" in x["zh"] and "claim_id" in x["en"]  # the statements' own are listed below
             and (x["card"], x["zh"]["claim_id"]) not in shown and (x["card"], x["en"]["claim_id"]) not in shown]
     if rest and (every or cards or not verdicts):
         lines += ["", "zh and en say different things:"]
@@ -231,6 +258,7 @@ def summary(report: dict[str, Any], *, width: int = 80, every: bool = False, car
                 side = x[lang]
                 lines += wrap(f"{lang} {side['claim_id']} ({side['verdict']}): {side.get(f'text_{lang}') or ''}",
                               width, indent="        ", first="    ")
+    lines += statement_lines(report, width, cards, every or bool(cards))
     if not (every or cards or verdicts):
         hint = "more: --all (every claim), --card SLUG, --verdict VERDICT (e.g. conditional)"
         lines += ["", *wrap(hint, width)]
