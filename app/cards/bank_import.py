@@ -4,15 +4,23 @@ Each card is parsed, dumped, loaded back and compared before anything is written
 written to a temporary name in the output folder and moved into place with ``os.replace``, so a
 failed card leaves no file behind and a reader never sees half a card. A bad file never stops the
 batch: the report lists it with one line saying what, where and how to fix it.
+
+Each written card is then read back and judged by verify's annotation-free judges
+(``verify.judge.statements``: the card's own arithmetic, facts code produces, known formulas, zh/en parity):
+:func:`judge_imported` gives every card a :class:`StatementSummary`, which ``proofdeck import`` prints as
+``12 statements, 9 judged: 1 ✗ (420/25 = 18.6 s: 420/25 = 16.8 s), 1 zh/en contradiction (summary: zh 4 倍 /
+en 2×)``. Nothing is stored: ``proofdeck sync`` judges the same text again (and ``--strict`` refuses it).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from app.cards.cardfile import dump_card, load_card_text
 from app.cards.rawformat import RawCard, parse_raw_bytes
@@ -20,7 +28,11 @@ from app.cards.schema import LangText
 from app.core.progress import Progress
 from verify.reading.cardfile import CardFileError
 
+if TYPE_CHECKING:
+    from verify.judge.statements.card import CardStatements
+
 RAW_SUFFIX = ".txt"
+SHOWN = 2  # problems named per kind in a card's line; the rest are "…"
 
 
 def _file_mode() -> int:
@@ -30,12 +42,143 @@ def _file_mode() -> int:
     return 0o666 & ~mask
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One mistake the judges found, as the import line names it: a refuted statement (``text`` and what the
+    judge computed), a zh/en contradiction (``text`` zh, ``other`` en) or a contradiction within the card (a
+    formula and the worked example it disagrees with). ``lang``: zh, en, or zh+en (written alike in both)."""
+
+    kind: str  # refuted | parity | card
+    section: str
+    lang: str
+    text: str
+    other: str = ""
+    detail: str = ""
+    judge: str = ""
+
+    def brief(self) -> str:
+        where = self.section.removeprefix("question:")
+        if self.kind == "parity":
+            return f"{where}: zh {self.text} / en {self.other}"
+        if self.kind == "card":
+            return f"{where}: {self.text} vs {self.other}" if self.other else f"{where}: {self.text}: {self.detail}"
+        said = self.text if self.lang == "zh+en" else f"{self.lang} {self.text}"
+        return f"{said}: {_correction(self.detail)}"
+
+
+def _correction(detail: str) -> str:
+    """A refutation's detail without its trailing ", not <the written value>" (the line shows that already)."""
+    return re.sub(r",\s+not\s+[^,]*$", "", detail) or detail
+
+
+@dataclass
+class StatementSummary:
+    """What the annotation-free judges found on one card file (``verify.judge.statements.card.judge_text``)."""
+
+    found: int = 0
+    judged: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    refuted: list[Problem] = field(default_factory=list)
+    contradictions: list[Problem] = field(default_factory=list)  # zh/en, one per pair
+    inconsistent: list[Problem] = field(default_factory=list)  # within the card, one per statement
+    error: str = ""  # the judges failed on this card (a bug): the import still stands
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [*self.refuted, *self.contradictions, *self.inconsistent]
+
+    def line(self) -> str:
+        """``12 statements, 9 judged: 1 ✗ (…), 1 zh/en contradiction (…)``."""
+        if self.error:
+            return f"statements not judged ({self.error})"
+        head = f"{self.found} statement{_s(self.found)}, {self.judged} judged"
+        parts = [_named(len(self.refuted), "✗", self.refuted),
+                 _named(len(self.contradictions), "zh/en contradiction" + _s(len(self.contradictions)),
+                        self.contradictions),
+                 _named(len(self.inconsistent), "contradiction" + _s(len(self.inconsistent)) + " within the card",
+                        self.inconsistent)]
+        shown = [p for p in parts if p]
+        return head + (": " + ", ".join(shown) if shown else ", no problem found")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"found": self.found, "judged": self.judged, "counts": dict(sorted(self.counts.items())),
+                "refuted": [asdict(p) for p in self.refuted],
+                "contradictions": [asdict(p) for p in self.contradictions],
+                "inconsistent": [asdict(p) for p in self.inconsistent], **({"error": self.error} if self.error else {})}
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _named(n: int, label: str, problems: list[Problem]) -> str:
+    if not n:
+        return ""
+    named = "; ".join(p.brief() for p in problems[:SHOWN]) + ("; …" if n > SHOWN else "")
+    return f"{n} {label} ({named})"
+
+
+def summarize(found: CardStatements) -> StatementSummary:
+    """Group a card's problem verdicts as a reader counts mistakes: a refutation written alike in zh and en
+    (the same section and correction) is one ✗; a zh/en contradiction is one per pair of statements; a formula
+    that disagrees with the card's own example is one per section and formula (the en wording is shown)."""
+    out = StatementSummary(found=len(found.verdicts), judged=found.judged, counts=found.counts())
+    refuted: dict[tuple[str, str], list[Any]] = {}
+    inconsistent: dict[tuple[str, str], list[Any]] = {}
+    for v in found.verdicts:
+        if v.verdict == "refuted":
+            refuted.setdefault((v.section, v.found or _squash(v.text)), []).append(v)
+        elif v.verdict == "contradiction" and v.judge != "parity":
+            inconsistent.setdefault((v.section, _squash(v.text)), []).append(v)
+    for group in refuted.values():
+        first = next((v for v in group if v.lang == "en"), group[0])
+        out.refuted.append(Problem("refuted", first.section, _langs(group), first.text, detail=first.detail,
+                                   judge=first.judge))
+    for group in inconsistent.values():
+        first = next((v for v in group if v.lang == "en"), group[0])
+        out.inconsistent.append(Problem("card", first.section, _langs(group), first.text, first.other,
+                                        first.detail, first.judge))
+    for c in found.contradictions:
+        out.contradictions.append(Problem("parity", str(c["section"]), "zh+en", str(c["zh"]["statement"]),
+                                          str(c["en"]["statement"]),
+                                          f"the {c['supported']} text is the one the other judges support"
+                                          if c.get("supported") else "", str(c.get("judge") or "parity")))
+    return out
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _langs(group: list[Any]) -> str:
+    langs = {v.lang for v in group}
+    return "zh+en" if langs >= {"zh", "en"} else group[0].lang
+
+
+def judge_card_file(path: Path) -> StatementSummary:
+    """The summary of what the judges find in the card file at ``path`` (its text as written on disk)."""
+    from verify.judge.statements.card import judge_text
+    from verify.reading.cardfile import read_text
+
+    try:
+        return summarize(judge_text(read_text(path), str(path)))
+    except CardFileError as exc:
+        return StatementSummary(error=exc.message)
+    except Exception as exc:  # a judge's bug must not undo an import that was written
+        return StatementSummary(error=f"{type(exc).__name__}: {exc}")
+
+
 @dataclass
 class Imported:
     source: Path
     written: Path
     slug: str
     notes: list[str] = field(default_factory=list)
+    statements: StatementSummary | None = None  # set by :func:`judge_imported`
+
+    def as_json(self) -> dict[str, Any]:
+        return {"source": str(self.source), "written": str(self.written), "slug": self.slug, "notes": self.notes,
+                **({"statements": self.statements.as_json()} if self.statements is not None else {})}
 
 
 @dataclass
@@ -46,6 +189,21 @@ class ImportReport:
     @property
     def ok(self) -> bool:
         return not self.failed
+
+    def totals(self) -> dict[str, int]:
+        """Statements over every judged card: found, judged, refuted, zh/en and within-card contradictions."""
+        judged = [i.statements for i in self.imported if i.statements is not None]
+        return {"cards": len(judged), "found": sum(s.found for s in judged), "judged": sum(s.judged for s in judged),
+                "refuted": sum(len(s.refuted) for s in judged),
+                "contradictions": sum(len(s.contradictions) for s in judged),
+                "inconsistent": sum(len(s.inconsistent) for s in judged),
+                "cards_with_problems": sum(bool(s.problems) for s in judged),
+                "not_judged": sum(bool(s.error) for s in judged)}
+
+    def as_json(self) -> dict[str, Any]:
+        return {"imported": [i.as_json() for i in self.imported],
+                "failed": [{"path": e.path, "line": e.line, "message": e.message, "hint": e.hint} for e in self.failed],
+                "statements": self.totals()}
 
 
 def raw_files(paths: Iterable[Path]) -> tuple[list[Path], list[CardFileError]]:
@@ -129,3 +287,10 @@ def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None
         except (OSError, ValueError) as exc:  # a disk problem or an unforeseen value: one line, no traceback
             report.failed.append(CardFileError(str(source), f"{type(exc).__name__}: {exc}"))
     return report
+
+
+def judge_imported(report: ImportReport, progress: Progress | None = None) -> None:
+    """Judge the statements of every card ``report`` wrote (``Imported.statements``); ``progress`` ticks per card."""
+    items = report.imported
+    for item in progress.each("judging", items, unit="cards") if progress else items:
+        item.statements = judge_card_file(item.written)

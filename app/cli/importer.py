@@ -49,11 +49,17 @@ def register(cli: typer.Typer) -> None:
         title: Annotated[str, typer.Option(help='Card title "zh title(en title)"; single file only.')] = "",
         slug: Annotated[str, typer.Option(help="Card slug (kebab-case); single file only.")] = "",
         force: Annotated[bool, typer.Option(help="Overwrite card files that already exist.")] = False,
+        judge: Annotated[bool, typer.Option(help="Judge each written card's statements and say what was found.")
+                         ] = True,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         """Turn raw bank exports into card files (default).
 
-        Bad files are listed one line each; the good ones are still written."""
-        from app.cards.bank_import import import_paths, raw_files
+        One line per card: its statements, how many the judges judged, the refuted ones (✗) and the zh/en
+        contradictions. Bad files are listed one line each; the good ones are still written."""
+        import json
+
+        from app.cards.bank_import import import_paths, judge_imported, raw_files
         from app.cards.rawformat import split_bilingual
         from app.cards.schema import LangText
         from app.core.progress import Progress
@@ -74,12 +80,37 @@ def register(cli: typer.Typer) -> None:
             title_text = LangText(zh=zh, en=en)
         with Progress() as progress:
             report = import_paths(paths, out_dir, title=title_text, slug=slug, force=force, progress=progress)
-        for item in report.imported:
-            out.print(f"imported {item.source} -> {item.written}")
-            for note in item.notes:
-                out.print(f"    note: {note}")
+            if judge:
+                judge_imported(report, progress)
+        if as_json:
+            out.print_json(json.dumps(report.as_json(), ensure_ascii=False))
+        else:
+            for item in report.imported:
+                found = f": {item.statements.line()}" if item.statements is not None else ""
+                out.print(f"{item.source.name} → {item.written.name}{found}")
+                for note in item.notes:
+                    out.print(f"    note: {note}")
         for failure in report.failed:
             err.print(f"error {failure}", markup=False)
-        out.print(progress.summary(f"{len(report.imported)} imported, {len(report.failed)} failed"))
+        summary = f"{len(report.imported)} imported, {len(report.failed)} failed"
+        if judge and report.imported:
+            summary += "; " + _totals(report.totals())
+        (err if as_json else out).print(progress.summary(summary))
         if report.failed:
             raise typer.Exit(1)
+
+
+def _totals(t: dict[str, int]) -> str:
+    """``1,623 statements, 1,290 judged: 21 ✗, 15 zh/en contradictions on 11 of 12 cards``."""
+    problems = [f"{t['refuted']:,} ✗"] if t["refuted"] else []
+    problems += [f"{t['contradictions']:,} zh/en contradiction{'' if t['contradictions'] == 1 else 's'}"
+                 ] if t["contradictions"] else []
+    problems += [f"{t['inconsistent']:,} within the card"] if t["inconsistent"] else []
+    line = f"{t['found']:,} statements, {t['judged']:,} judged"
+    if problems:
+        line += f": {', '.join(problems)} on {t['cards_with_problems']:,} of {t['cards']:,} cards"
+    else:
+        line += f", no problem found on {t['cards']:,} cards"
+    if t["not_judged"]:
+        line += f" ({t['not_judged']} not judged)"
+    return line

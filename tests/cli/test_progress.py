@@ -129,8 +129,9 @@ def test_import_of_raw_cards(tmp_path: Path) -> None:
     (raw / "b.txt").write_text(text.replace("ZeRO eliminates", "ZeRO removes"), encoding="utf-8")
     code, out, err = invoke("import", str(raw), "--out", str(tmp_path / "cards"))
     assert code == 0, err
-    assert [line.split(" (")[0] for line in err.splitlines()] == ["importing 1/2 raw cards", "importing 2/2 raw cards"]
-    assert re.fullmatch(r"2 imported, 0 failed in \d+\.\d s", last_line(out))
+    assert [line.split(" (")[0] for line in err.splitlines()] == ["importing 1/2 raw cards", "importing 2/2 raw cards",
+                                                                   "judging 1/2 cards", "judging 2/2 cards"]
+    assert re.fullmatch(r"2 imported, 0 failed; [\d,]+ statements, [\d,]+ judged.* in \d+\.\d s", last_line(out))
 
 
 def test_obsidian_review_import(deck: tuple[Path, str], tmp_path: Path) -> None:
@@ -156,8 +157,9 @@ def test_claims_commands(tmp_path: Path) -> None:
     assert re.fullmatch(r"2 card\(s\): \d+ / \d+ statements judged in \d+\.\d s", last_line(out))
     code, out, err = invoke("claims", "suggest", str(folder / "c0.md"))
     assert code == 0, err
-    assert err.splitlines()[0] == "reading the statements of c0.md …"
-    assert re.fullmatch(r"c0\.md: \d+ claim\(s\) proposed, \d+ unchecked in \d+\.\d s", last_line(err))
+    assert err.splitlines()[0].split(" (")[0] == "proposing 1/1 cards"
+    assert re.fullmatch(r"1 card\(s\): \d+ claim\(s\) proposed, \d+ dropped \(quote and asserts disagree\), "
+                        r"\d+ already there, \d+ unchecked in \d+\.\d s", last_line(err))
     assert "claims:" in out  # stdout stays the YAML, nothing else
 
 

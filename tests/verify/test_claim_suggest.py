@@ -8,7 +8,8 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from verify.reading.asserts import parse
-from verify.reading.suggest import suggest
+from verify.reading.suggest import propose_sentence, quote, suggest
+from verify.reading.textnums import statements
 
 SEED = Path(__file__).resolve().parents[1] / "cards" / "data" / "000_df0768db638cc9c5.txt"
 
@@ -40,12 +41,17 @@ def test_seed_import_gets_memory_and_communication_of_all_three_stages(tmp_path:
                  "comm_volume(zero2) == 2*Psi", "comm_volume(zero3) / comm_volume(ddp) == 3/2"):
         assert want in got, (want, sorted(got))
     assert all(parse(p.asserts).atoms for p in props) and unchecked
+    assert {p.section for p in props} == {"insights", "derivation", "tradeoffs"}  # where each quote stands
     result = CliRunner().invoke(cli, ["claims", "suggest", str(card), "--write"])
     assert result.exit_code == 0, result.output
     from verify.reading.claims import read_cards
 
     written = [c for c in read_cards(card.parent) if c.claim_id.startswith("proposed-")]
-    assert {c.asserts for c in written} == got
+    assert {c.asserts for c in written} == got  # each quote states what its assertion states: all kept
+    quotes = {c.asserts: c.text_en or c.text_zh for c in written}
+    assert quotes["model_state_bytes(zero3) == 16*Psi/N"] == r"Memory drops to $\frac{16\Psi}{N}$ bytes."
+    assert quotes["model_state_bytes(ddp) == 16*Psi"].startswith(r"Total baseline memory per GPU: $2\Psi + ")
+    assert "256GB" not in quotes["model_state_bytes(ddp) == 16*Psi"]  # the example's number is another statement
 
 
 def test_raw_ring_and_pipeline_cards(tmp_path: Path) -> None:
@@ -78,3 +84,24 @@ def test_raw_cards_on_other_topics_match_the_vocabulary_by_formula(tmp_path: Pat
     assert got == {"checkpoint_peak_units() == L/k+k-1", "recompute_overhead() == 1/3-1/(3*k)"}, got
     assert all(parse(p.asserts).atoms for p in props)
     assert not any("XA" in u or "M(k)" in u for u in unchecked)
+
+
+def test_a_quote_stops_at_the_clauses_of_the_statements_around_it() -> None:
+    sentence = r"With ZeRO-2 each rank keeps $2\Psi + \frac{14\Psi}{N}$ bytes of memory, $16\Psi$ in all."
+    first, second = (st for st in statements(sentence) if st.value is not None)
+    assert quote(sentence, first) == r"With ZeRO-2 each rank keeps $2\Psi + \frac{14\Psi}{N}$ bytes of memory"
+    assert quote(sentence, second) == r"$16\Psi$ in all."
+    alone = r"Memory drops to $\frac{16\Psi}{N}$ bytes (sharded over $N$ ranks, all of it)."
+    assert quote(alone, statements(alone)[0]) == alone  # no other number: the whole sentence
+    # a comma inside TeX is no clause boundary: the quote keeps the formula whole
+    inside = r"ZeRO-3 sends $3\Psi$ per step, then $f(2\Psi, N) = 2\Psi$ again."
+    sts = statements(inside)
+    assert quote(inside, sts[0]) == r"ZeRO-3 sends $3\Psi$ per step"
+    assert quote(inside, sts[-1]).startswith(r"then $f(2\Psi, N) = 2\Psi$")
+
+
+def test_a_product_of_numbers_is_no_reduction() -> None:
+    sentence = "ZeRO-3 memory per rank: 2Ψ/8 = 2 × 70×10^9 / 8 = 17.5 GB, a 4× reduction."
+    got = {p.asserts for p in propose_sentence("en", sentence)}
+    assert got == {"reduction(ddp, zero3) == 4"}, got  # not "== 2" (2 × 70…) nor "== 70" (70×10^9)
+    assert not propose_sentence("en", "ZeRO++ cuts ZeRO-3's cross-node communication by 4×.")  # no such stage
