@@ -45,7 +45,16 @@ def parse_claims(text: str, source: str = "<card>") -> list[Claim]:
 def _parse_claims(text: str, source: str) -> tuple[Claim, ...]:
     """Cached by the card's text: a sweep, the judge and the tests read the same cards many times (Claims are
     frozen, so callers share them safely)."""
-    card = split(text, source)
+    return _claims(split(text, source), source)
+
+
+def card_claims(card: CardText, source: str = "<card>") -> list[Claim]:
+    """:func:`parse_claims` of a card already split (``verify.reading.cardfile.split``): its front matter is not
+    parsed again (the statement judges split a card once, for its texts and its claims)."""
+    return list(_claims(card, source))
+
+
+def _claims(card: CardText, source: str) -> tuple[Claim, ...]:
     data = card.meta
     slug = data.get("slug")
     if not isinstance(slug, str) or not slug:

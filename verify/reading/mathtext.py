@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import sympy as sp
 
@@ -47,8 +48,9 @@ class Side:
     def single(self) -> bool:
         return self.number is not None
 
-    @property
+    @cached_property
     def formula(self) -> bool:
+        """The value has symbols (cached: sympy walks the whole expression, and the judges ask again and again)."""
         return bool(self.value.free_symbols)
 
 
@@ -137,8 +139,8 @@ class _Parser:
                 return t.value / 100, {}
             if t.unit in ("", "×"):
                 return t.value, {}
-            base, kind = units.to_base(1.0, units.unit(t.unit))
-            return t.value * sp.nsimplify(base, rational=True), {kind: 1}
+            base, kind = units.exact_base(t.unit)
+            return t.value * base, {kind: 1}
         if t.kind == "psi":
             return self.symbols["Psi"], {}
         if t.kind == "word" and t.text in self.symbols:

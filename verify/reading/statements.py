@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import sympy as sp
+
 from verify.reading import numerals
 from verify.reading.cardfile import CardText
 from verify.reading.mathtext import Found, Side, plain
@@ -62,18 +64,30 @@ class Statement:
 
 def sentence_at(text: str, pos: int) -> str:
     """The sentence of ``text`` around position ``pos`` (what a reader would quote)."""
-    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    bounds = _bounds(text)
     for a, b in zip(bounds, bounds[1:], strict=False):
         if a <= pos < b:
             return text[a:b].strip()
     return text.strip()
 
 
-def _notation(side: Side) -> bool:
-    """A formula over symbols the vocabulary does not have ($W_O$, $V_{rank}$, $XA$): notation, no quantity."""
+@lru_cache(maxsize=8192)
+def _bounds(text: str) -> tuple[int, ...]:
+    """Where the sentences of ``text`` start, and its end (cached: asked once for every statement of a unit)."""
+    return (0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text))
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> frozenset[sp.Symbol]:
     from verify.known.vocabulary import SYMBOLS
 
-    return bool(side.value.free_symbols) and not side.value.free_symbols <= set(SYMBOLS.values())
+    return frozenset(SYMBOLS.values())
+
+
+def _notation(side: Side) -> bool:
+    """A formula over symbols the vocabulary does not have ($W_O$, $V_{rank}$, $XA$): notation, no quantity."""
+    free = side.value.free_symbols
+    return bool(free) and not free <= _vocabulary()
 
 
 def unit_statements(unit: Unit) -> list[Statement]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import sympy as sp
 
@@ -51,7 +52,7 @@ _ENUMERATION = re.compile(r"[)）]")
 _ENUM_BEFORE = re.compile(r"[\s(（：:；;，,。\u4e00-\u9fff]")
 
 
-@dataclass
+@dataclass(slots=True)
 class Tok:
     kind: str  # atom | rel | op | psi | word | stop
     text: str
@@ -97,9 +98,10 @@ def _unit_after(word: str, gap: bool, following: str) -> str:
     return word
 
 
+@lru_cache(maxsize=8192)
 def _number(num: str, sci: str | None) -> tuple[sp.Rational, int, sp.Rational]:
     """(value, decimals written, the written mantissa): 3.39×10^38 is 3.39 to two decimals, times 10^38; a power
-    (2^-14) is exact."""
+    (2^-14) is exact. Cached: a card writes its numbers again and again, and sympy's arithmetic is slow."""
     value = sp.Rational(num.replace(",", ""))
     digits = len(num.split(".")[1]) if "." in num else 0
     if not sci:
@@ -119,13 +121,20 @@ def tokens(text: str) -> list[Tok]:
     i, gap = 0, True
     while i < len(raw):
         m = raw[i]
-        kind = "num" if m.group("num") else (m.lastgroup or "other")
+        kind = m.lastgroup or "other"
         if kind == "space":
             gap = True
             i += 1
             continue
-        if kind == "num" and (_NAME_BEFORE.search(text[:m.start()]) or _ORDINAL_ZH.search(text[:m.start()])
-                              or _INDEX_BEFORE.search(text[:m.start()]) and not m.group("sci")
+        if kind == "word":  # the most frequent token, first
+            out.append(Tok("word", m.group(0), m.start(), gap=gap))
+            i, gap = i + 1, False
+            continue
+        if kind == "sci":
+            kind = "num"  # (the last group a number with an exponent closes)
+        at = m.start()  # the text before a number is searched up to it: rx.search(text, 0, at) is rx.search(text[:at])
+        if kind == "num" and (_NAME_BEFORE.search(text, 0, at) or _ORDINAL_ZH.search(text, 0, at)
+                              or _INDEX_BEFORE.search(text, 0, at) and not m.group("sci")
                               and "." not in m.group(0)):
             out.append(Tok("word", m.group(0), m.start(), gap=gap))  # part of a name: E4M3, ZeRO-3, fp16
             i, gap = i + 1, False
@@ -214,22 +223,28 @@ def _names(toks: list[Tok], text: str) -> list[Tok]:
     return toks
 
 
+def _glue(n: Tok) -> bool:
+    return n.kind in ("atom", "psi") or (n.kind == "op" and n.text in "()*/^·")
+
+
 def _split_symbols(toks: list[Tok]) -> list[Tok]:
     """A word of one-letter vocabulary symbols glued to math ("sbh(", "5as", "ht)") as one symbol per letter."""
     from verify.known.vocabulary import SYMBOLS
 
     out: list[Tok] = []
     for k, t in enumerate(toks):
-        def glue(n: Tok) -> bool:
-            return n.kind in ("atom", "psi") or (n.kind == "op" and n.text in "()*/^·")
-        glued = (k > 0 and not t.gap and glue(toks[k - 1])) or \
-                (k + 1 < len(toks) and not toks[k + 1].gap and glue(toks[k + 1]))
-        if t.kind == "word" and 1 < len(t.text) <= 5 and glued and all(c in SYMBOLS for c in t.text):
-            out += [Tok("word", c, t.start + n, gap=t.gap and n == 0) for n, c in enumerate(t.text)]
-        elif t.kind == "word" and "/" in t.text and glued and len(t.text) <= 9 and \
-                all(c in SYMBOLS or c == "/" for c in t.text) and not units.unit(t.text):  # "5as/h", "V/t"
+        text = t.text
+        if t.kind != "word" or not (1 < len(text) <= 5 or "/" in text and len(text) <= 9):
+            out.append(t)  # (the cheap tests first: most tokens are words no symbols spell, or no words)
+            continue
+        glued = (k > 0 and not t.gap and _glue(toks[k - 1])) or \
+                (k + 1 < len(toks) and not toks[k + 1].gap and _glue(toks[k + 1]))
+        if 1 < len(text) <= 5 and glued and all(c in SYMBOLS for c in text):
+            out += [Tok("word", c, t.start + n, gap=t.gap and n == 0) for n, c in enumerate(text)]
+        elif "/" in text and glued and len(text) <= 9 and \
+                all(c in SYMBOLS or c == "/" for c in text) and not units.unit(text):  # "5as/h", "V/t"
             out += [Tok("op" if c == "/" else "word", c, t.start + n, gap=t.gap and n == 0)
-                    for n, c in enumerate(t.text)]
+                    for n, c in enumerate(text)]
         else:
             out.append(t)
     return out

@@ -5,12 +5,14 @@
 One ``pint.UnitRegistry`` for the whole process (cached on disk by pint). pint lacks a few names ML texts use:
 ``KB`` (a kilobyte), ``FLOP`` and ``FLOPS``, gigabits (``Gb`` is pint's gilbert), and the Chinese names; they
 are added below in pint's own definition language. Only units of information, time, compute and their rates
-count as a card's units: anything else a word happens to spell ("K", "T", "W") is not read as a unit.
+count as a card's units: anything else a word happens to spell ("K", "T", "W") is not read as a unit. What a
+name, a unit or a conversion gives is cached: pint's parsing and conversions cost tens of microseconds, and a
+card asks for its few units hundreds of times.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 DEFINITIONS = """
@@ -76,6 +78,18 @@ def unit(name: str) -> Any | None:
     return parsed if kind(parsed) else None
 
 
+@cache
+def exact_base(name: str) -> tuple[Any, str]:
+    """One ``name`` (a name :func:`unit` reads) in base units as an exact sympy Rational, and its kind: what
+    ``sp.nsimplify`` makes of pint's float (10^9 for GB, 2^30 for GiB, 1/1000 for ms). Cached by the name: that
+    search is the slowest step of reading a number with a unit, and a card writes a few units many times."""
+    import sympy as sp
+
+    base, kind_ = to_base(1.0, unit(name))
+    return sp.nsimplify(base, rational=True), kind_
+
+
+@cache
 def kind(unit_: Any) -> str:
     """What a unit measures: bytes, bytes/s, seconds, FLOP, FLOP/s, or "" (none of these)."""
     text = str(registry().Quantity(1, unit_).to_base_units().units)
@@ -83,12 +97,14 @@ def kind(unit_: Any) -> str:
     return KINDS.get((info, str(unit_.dimensionality)), "")
 
 
+@lru_cache(maxsize=4096)
 def to_base(value: float, unit_: Any) -> tuple[float, str]:
     """``value`` in ``unit_`` as (magnitude in bytes, seconds, FLOP or their rates, that kind)."""
     k = kind(unit_)
     return float(registry().Quantity(value, unit_).to(BASE[k]).magnitude), k
 
 
+@cache
 def sibling(unit_: Any) -> Any | None:
     """The binary unit of a decimal one and back (GB ↔ GiB), with its rate (GB/s ↔ GiB/s), or None."""
     k = kind(unit_)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from verify.judge.statements.findings import Finding, human, number, tolerance
+from verify.judge.statements.fingerprint import ratio_varies
 from verify.reading import units
 from verify.reading.mathtext import Side
 from verify.reading.statements import Statement
@@ -33,6 +34,8 @@ def _symbolic(st: Statement, left: Side, right: Side) -> Finding | None:
     if any(isinstance(s.value, sp.Symbol) for s in (left, right)):
         return None  # a definition: "M = 2ΨN"
     if st.op not in ("=", "≈") or right.value == 0:
+        return None
+    if ratio_varies(left.value, right.value):  # no number, and so no identity either: sympy need not say so
         return None
     ratio = sp.simplify(left.value / right.value)
     if ratio.is_number:

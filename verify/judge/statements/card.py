@@ -23,7 +23,7 @@ from typing import Any
 from verify.judge.statements import arithmetic, consistency, facts, formulas, parity
 from verify.judge.statements.findings import Finding
 from verify.reading.cardfile import CardText, split
-from verify.reading.claims import Claim, parse_claims
+from verify.reading.claims import Claim, card_claims, parse_claims
 from verify.reading.pairing import card_pairs
 from verify.reading.statements import Statement, pair_statements
 
@@ -67,8 +67,20 @@ class CardStatements:
         return [v for v in self.verdicts if v.verdict in ("refuted", "contradiction")]
 
 
+_SPACE = re.compile(r"\s+")
+_ELLIPSIS = re.compile(r"\.\.\.|…")
+
+
+@lru_cache(maxsize=65536)
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    """``text`` without whitespace (cached: every statement of a unit asks for the unit's text)."""
+    return _SPACE.sub("", text)
+
+
+@lru_cache(maxsize=8192)
+def _pieces(quote: str) -> tuple[str, ...]:
+    """A claim's quote cut at its "..." / "…", squashed, empty pieces left out (cached: asked once a statement)."""
+    return tuple(q for p in _ELLIPSIS.split(quote) if (q := _squash(p)))
 
 
 def _quoting(st: Statement, claims: list[Claim]) -> Claim | None:
@@ -76,8 +88,7 @@ def _quoting(st: Statement, claims: list[Claim]) -> Claim | None:
     words = _squash(st.value_side.text)
     unit = _squash(st.unit.text)
     for c in claims:
-        quote = c.text_zh if st.unit.lang == "zh" else c.text_en
-        pieces = [_squash(p) for p in re.split(r"\.\.\.|…", quote) if _squash(p)]
+        pieces = _pieces(c.text_zh if st.unit.lang == "zh" else c.text_en)
         if pieces and any(words and words in p for p in pieces) and all(p in unit for p in pieces):
             return c
     return None
@@ -123,7 +134,12 @@ def _verdict(slug: str, st: Statement, found: Finding | None, claim_id: str, **k
 def judge_card(card: CardText, claim_verdicts: dict[str, str] | None = None, text: str = "") -> CardStatements:
     """Every statement of ``card`` judged (``claim_verdicts``: claim id → verdict, from a run)."""
     slug = str(card.meta.get("slug") or "")
-    claims = parse_claims(text, slug) if text else []
+    return _judge(card, parse_claims(text, slug) if text else [], claim_verdicts)
+
+
+def _judge(card: CardText, claims: list[Claim], claim_verdicts: dict[str, str] | None) -> CardStatements:
+    """:func:`judge_card` with the card's claims read."""
+    slug = str(card.meta.get("slug") or "")
     verdicts = claim_verdicts or {}
     out = CardStatements(slug)
     pairs = [(pair, *pair_statements(pair)) for pair in card_pairs(card)]
@@ -175,5 +191,8 @@ def judge_card(card: CardText, claim_verdicts: dict[str, str] | None = None, tex
 
 @lru_cache(maxsize=2048)
 def judge_text(text: str, source: str = "<card>", claim_verdicts: tuple[tuple[str, str], ...] = ()) -> CardStatements:
-    """:func:`judge_card` of a card file's text, cached by the text (sync, import and the page ask again)."""
-    return judge_card(split(text, source), dict(claim_verdicts), text)
+    """:func:`judge_card` of a card file's text, cached by the text (sync, import and the page ask again). The front
+    matter is parsed once, for the card and its claims alike."""
+    card = split(text, source)
+    slug = str(card.meta.get("slug") or "")
+    return _judge(card, card_claims(card, slug) if text else [], dict(claim_verdicts))

@@ -31,10 +31,12 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 
 from verify.judge.statements.findings import Finding, human, number, tolerance
+from verify.judge.statements.fingerprint import differ, power_ratio
 from verify.reading.statements import Statement
 from verify.reading.tokens import tokens
 
@@ -135,8 +137,13 @@ _GENERIC = {"每卡", "每步", "每层", "每个", "大小", "总共", "共计"
 def _label(st: Statement) -> str:
     """The words that introduce the formula: the last two content words before it in its clause ("global batch",
     "arithmetic intensity"), or the Chinese run before it ("算术强度", "跨节点发送"); "" when they say nothing."""
-    text = st.unit.text
-    at = text.find(st.value_side.text)
+    return _label_in(st.unit.text, st.value_side.text)
+
+
+@lru_cache(maxsize=8192)
+def _label_in(text: str, formula: str) -> str:
+    """:func:`_label` of the formula written ``formula`` in the unit ``text`` (cached: asked for every pair)."""
+    at = text.find(formula)
     before = re.split(r"[,，;；。(（]", text[:at] if at >= 0 else "")[-1]
     cjk = re.findall(r"[\u4e00-\u9fff]+", before[-8:])
     if cjk and before.rstrip()[-1:] and re.match(r"[\u4e00-\u9fff：:]", before.rstrip()[-1]):
@@ -149,6 +156,7 @@ def _label(st: Statement) -> str:
     return " ".join(words[-2:])
 
 
+@lru_cache(maxsize=8192)
 def _same_label(x: str, y: str) -> bool:
     """The same words, or (Chinese, whose compounds qualify to the left) one ends with the other: 跨节点发送 / 发送."""
     if not x or not y:
@@ -158,11 +166,14 @@ def _same_label(x: str, y: str) -> bool:
     return bool(re.fullmatch(r"[\u4e00-\u9fff]+", x + y)) and (x.endswith(y) or y.endswith(x))
 
 
+@lru_cache(maxsize=4096)
 def _related(f: sp.Expr, g: sp.Expr) -> bool:
     """``f`` and ``g`` differ by a typo's amount: a factor 2, or one symbol (or its square)."""
     fs, gs = f.free_symbols, g.free_symbols
     if len(fs | gs) < 2 or len(fs ^ gs) > 1:
         return False
+    if not power_ratio(f, g, fs | gs, (1, -1, 2, -2)):
+        return False  # f / g is no symbol's power at the fingerprint's point: simplify cannot make it one
     try:
         ratio = sp.simplify(f / g)
     except (TypeError, ValueError, ZeroDivisionError):
@@ -171,12 +182,25 @@ def _related(f: sp.Expr, g: sp.Expr) -> bool:
     return bool(base.is_Symbol and exp in (1, -1, 2, -2))
 
 
+@lru_cache(maxsize=4096)
+def _normal(expr: sp.Expr) -> str:
+    """The formula's normal form, as text: two formulas with the same one are the same formula written twice."""
+    return str(sp.srepr(sp.simplify(expr)))
+
+
+def _written(expr: sp.Expr, formulas: list[Statement]) -> int:
+    """How many of ``formulas`` have ``expr``'s normal form. Only those of the same value at the fingerprint's
+    point can (``fingerprint.differ`` rules the others out without sympy)."""
+    return sum(not differ(expr, st.value_side.value) and _normal(st.value_side.value) == _normal(expr)
+               for st in formulas)
+
+
 def _twice(statements: list[Statement], settled: set[int] = frozenset()) -> list[Flag]:  # type: ignore[assignment]
     formulas = [st for st in statements if st.value_side.formula and not st.value_side.dims
                 and len(st.value_side.value.free_symbols) >= 2]
-    counts = Counter(sp.srepr(sp.simplify(st.value_side.value)) for st in formulas)
     out: list[Flag] = []
     flagged: set[int] = set()
+    labels = {id(st): _label(st) for st in formulas}
     for a in formulas:
         if a.unit.section == "pitfalls":
             continue  # a pitfall states the mistaken formula on purpose ("counting the MLP as 8bsh²")
@@ -184,9 +208,9 @@ def _twice(statements: list[Statement], settled: set[int] = frozenset()) -> list
             if a is b or (a.unit.section, a.unit.index) == (b.unit.section, b.unit.index) or id(a) in flagged:
                 continue
             fa, fb = a.value_side.value, b.value_side.value
-            if not _same_label(_label(a), _label(b)) or not _related(fa, fb):
+            if not _same_label(labels[id(a)], labels[id(b)]) or not _related(fa, fb):
                 continue
-            na, nb = counts[sp.srepr(sp.simplify(fa))], counts[sp.srepr(sp.simplify(fb))]
+            na, nb = _written(fa, formulas), _written(fb, formulas)
             fewer = len(fa.free_symbols) < len(fb.free_symbols)
             if id(b) in settled:
                 continue  # b's own worked example already judged it: a is not measured against it

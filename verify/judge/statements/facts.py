@@ -13,6 +13,7 @@ judges ("S = 8" is no exponent width).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from verify.judge.statements.findings import Finding, number, tolerance
 from verify.known.facts import table
@@ -42,28 +43,39 @@ WORDS = {"max": "largest finite value", "min": "smallest value", "levels": "valu
          "eps": "machine epsilon", "exponent_bits": "exponent bits", "mantissa_bits": "mantissa bits", "bits": "bits",
          "bytes": "bytes"}
 _SEP = re.compile(r"[,，、;；:：()（）|]")
+_CUES = [(fact, re.compile(rx, re.I)) for fact, rx in CUES.items()]
+
+
+_OWN = re.compile(r"([A-Za-z][\w.]*)\s*[=＝:：]\s*$")
 
 
 def _subject(sentence: str, pos: int) -> str | None:
-    own = re.search(r"([A-Za-z][\w.]*)\s*[=＝:：]\s*$", sentence[:pos])
+    own = _OWN.search(sentence, 0, pos)  # (as in sentence[:pos])
     if own and re.search(r"\d", own.group(1)):  # "E3M2 = 28": the number is that name's, known or not
         return next((fmt for fmt, rx in NAMES.items() if re.fullmatch(rx, own.group(1))), None)
     best: tuple[int, str] | None = None
-    for fmt, rx in NAMES.items():
-        for m in re.finditer(rx, sentence):
-            if m.start() <= pos and (best is None or m.start() > best[0]):
-                best = (m.start(), fmt)
+    for start, fmt in _mentions(sentence):
+        if start <= pos and (best is None or start > best[0]):
+            best = (start, fmt)
     if best is None:  # named after the number only ("448 is E4M3's max")
-        after = [(m.start(), fmt) for fmt, rx in NAMES.items() for m in re.finditer(rx, sentence)]
+        after = _mentions(sentence)
         return min(after)[1] if after else None
     return best[1]
 
 
+@lru_cache(maxsize=8192)
+def _mentions(sentence: str) -> tuple[tuple[int, str], ...]:
+    """Where ``sentence`` names a format: (start, format), format by format in ``NAMES`` order, each's in the order
+    written (cached: every number of a unit asks)."""
+    return tuple((m.start(), fmt) for fmt, rx in NAMES.items() for m in re.finditer(rx, sentence))
+
+
+@lru_cache(maxsize=8192)
 def _cue(text: str) -> str | None:
     """The property the nearest cue word names ("7 位尾数下指数和…": mantissa bits); the generic "bits" and
     "bytes" give way to a specific cue within three characters of them ("位尾数", "exponent bits")."""
     found = [(m.start() + (3 if fact in ("bits", "bytes") else 0), n, fact)
-             for n, (fact, rx) in enumerate(CUES.items()) if (m := re.search(rx, text, re.I))]
+             for n, (fact, rx) in enumerate(_CUES) if (m := rx.search(text))]
     return min(found)[2] if found else None
 
 

@@ -29,7 +29,7 @@ class Finding:
 
 def number(side: Side) -> float | None:
     """The side's value as a float in base units (None: it has symbols)."""
-    if side.value.free_symbols:
+    if side.formula:
         return None
     try:
         return float(side.value)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 import sympy as sp
 
@@ -49,6 +49,7 @@ def _point(symbols: frozenset[sp.Symbol]) -> dict[sp.Symbol, float]:
     return {x: rng.uniform(2.0, 9.0) for x in symbols}
 
 
+@lru_cache(maxsize=8192)
 def _fingerprint(expr: sp.Expr) -> float | None:
     try:
         value = complex(expr.evalf(subs=_point(frozenset(expr.free_symbols))))
@@ -81,12 +82,36 @@ def known() -> tuple[Known, ...]:
     return tuple(out.values())
 
 
+class Ledger:
+    """The vocabulary's formulas (one tuple :func:`known` returns) grouped by their symbols, in its order: a formula
+    is compared only with those of its own symbols. Hashed by identity, so that what is cached by it follows
+    :func:`known` (a test that replaces the ledger gets a new one)."""
+
+    def __init__(self, formulas: tuple[Known, ...]) -> None:
+        self.formulas = formulas
+        grouped: dict[frozenset[sp.Symbol], list[Known]] = {}
+        for k in formulas:
+            grouped.setdefault(k.symbols, []).append(k)
+        self.by_symbols = {symbols: tuple(ks) for symbols, ks in grouped.items()}
+
+
+_CURRENT: list[Ledger] = []  # the ledger of the tuple known() returned last
+
+
+def _ledger() -> Ledger:
+    formulas = known()
+    if not _CURRENT or _CURRENT[0].formulas is not formulas:
+        _CURRENT[:] = [Ledger(formulas)]
+    return _CURRENT[0]
+
+
 def _generic(expr: sp.Expr) -> bool:
     """A multiple of one symbol, or a bare symbol: names no quantity."""
     coeff, rest = expr.as_coeff_Mul()
     return len(expr.free_symbols) == 1 and (rest.is_Symbol or rest.is_Pow and rest.base.is_Symbol)
 
 
+@lru_cache(maxsize=8192)
 def _near(expr: sp.Expr, k: Known) -> bool:
     terms_e, terms_k = sp.Add.make_args(sp.expand(expr)), sp.Add.make_args(sp.expand(k.expr))
     if len(terms_e) >= 2 and len(terms_k) >= 2 and len(terms_e) == len(terms_k):
@@ -121,29 +146,53 @@ def _differs_at(expr: sp.Expr, k: Known) -> str:
     return f"at {shown}: {sp.sstr(k.expr.subs(at))}, not {sp.sstr(expr.subs(at))}"
 
 
-def check(st: Statement) -> Finding | None:
-    from verify.known.vocabulary import SYMBOLS
+@lru_cache(maxsize=8192)
+def _match(expr: sp.Expr, fp: float, ledger: Ledger) -> Known | None:
+    """The first quantity whose ledger formula ``expr`` is (``fp``: its fingerprint), or None. Cached by the
+    formula: a card writes its formulas in both languages, and often more than once."""
+    for k in ledger.by_symbols.get(frozenset(expr.free_symbols), ()):
+        if abs(k.print - fp) <= 1e-9 * max(1.0, abs(fp)) and _zero(expr - k.expr):
+            return k
+    return None
 
+
+def _zero(gap: sp.Expr) -> bool:
+    """``simplify(gap) == 0``; a gap sympy already reduced to 0 (the ledger's form written) needs no simplify."""
+    return bool(gap == 0 or sp.simplify(gap) == 0)
+
+
+@lru_cache(maxsize=8192)
+def _sstr(expr: sp.Expr) -> str:
+    """sympy's text of ``expr`` (cached: a formula confirmed in both languages is printed twice)."""
+    return str(sp.sstr(expr))
+
+
+def check(st: Statement) -> Finding | None:
     side = st.value_side
     expr = side.value
-    vocabulary = set(SYMBOLS.values())
-    if not expr.free_symbols or not expr.free_symbols <= vocabulary or _generic(expr) or side.dims:
+    if not side.formula or not expr.free_symbols <= _vocabulary() or _generic(expr) or side.dims:
         return None
     if st.right is not None and not st.left.value.is_Symbol and st.op != "=":
         return None
     fp = _fingerprint(expr)
     if fp is None:
         return None
-    same = [k for k in known() if k.symbols == frozenset(expr.free_symbols)]
-    for k in same:
-        if abs(k.print - fp) <= 1e-9 * max(1.0, abs(fp)) and sp.simplify(expr - k.expr) == 0:
-            return Finding("confirmed", JUDGE, f"{side.text} is {k.label} (the ledger's formula)", sp.sstr(expr),
-                           k.label)
-    for k in same:
+    ledger = _ledger()
+    k = _match(expr, fp, ledger)
+    if k is not None:
+        return Finding("confirmed", JUDGE, f"{side.text} is {k.label} (the ledger's formula)", _sstr(expr), k.label)
+    for k in ledger.by_symbols.get(frozenset(expr.free_symbols), ()):
         if _counts(st.sentence, k) and _near(expr, k):
-            return Finding("refuted", JUDGE, f"{k.label} is {sp.sstr(k.expr)}, not {sp.sstr(expr)} "
-                                             f"({_differs_at(expr, k)})", sp.sstr(k.expr), k.label)
+            return Finding("refuted", JUDGE, f"{k.label} is {_sstr(k.expr)}, not {_sstr(expr)} "
+                                             f"({_differs_at(expr, k)})", _sstr(k.expr), k.label)
     return None
+
+
+@cache
+def _vocabulary() -> frozenset[sp.Symbol]:
+    from verify.known.vocabulary import SYMBOLS
+
+    return frozenset(SYMBOLS.values())
 
 
 def check_text(text: str) -> list[tuple[str, str]]:
