@@ -66,7 +66,7 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
             reason_zh=claim.reason_zh, reason_en=claim.reason_en,
         ))
     for st in report.statements:
-        if st.verdict in STORED:
+        if st.verdict in STORED and st.judge != "claim":
             session.add(statement_verdict(run.id, st))
     if commit:
         session.commit()
@@ -74,7 +74,10 @@ def store_report(session: Session, data: dict[str, Any], run: VerificationRun | 
     return run
 
 
-STORED = ("confirmed", "refuted", "conditional", "contradiction")  # what a mark shows; counts stay in the report
+# the statements stored as verdict rows: what an annotation-free judge found wrong (a mark, a misconception
+# drill, a count on the page, like a refuted claim). A statement a claim judges is that claim's row already,
+# and the confirmed and consistent ones stay in the report (thousands of rows would drown the claims' marks)
+STORED = ("refuted", "contradiction")
 
 
 def statement_verdict(run_id: int, st: Any) -> ClaimVerdict:
