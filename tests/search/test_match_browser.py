@@ -37,6 +37,7 @@ def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_
         engine.dispose()
     page.goto(f"{live_server}/login?token={token}")
     assert page.url == f"{live_server}/quiz"
+    page.wait_for_load_state("networkidle")  # quiz.js has fetched and shown its item (it may move the focus)
     page.fill("#paste-q", "How does interleaved 1F1B with virtual stages shrink the pipeline bubble?")
     page.press("#paste-q", "Enter")  # focus first: quiz.js may move the focus to the item once it loads
     page.wait_for_url("**/quiz/study?q=*")
