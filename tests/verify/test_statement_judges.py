@@ -262,3 +262,17 @@ def test_mutation_judges_run_in_another_order_still_let_a_refutation_win(monkeyp
     judge_text.cache_clear()
     judged = judge_text(FACTS)
     assert verdict_of(judged, "2^-10 ≈ 9.8×10^-4", "en").verdict == "confirmed"
+
+
+def test_a_worked_example_written_with_a_square_counts_its_base_twice() -> None:
+    """``4096 × 4096²`` multiplies 4096 three times: the example of ``12·L·s·h²`` at s = h = 4096 (it once
+    read as one factor fewer, a false contradiction)."""
+    text = card(("注意力另计 12·L·s·h²。以 L = 32、h = 4096、s = 4096 为例，12 × 32 × 4096 × 4096² ≈ 2.64×10^13。",
+                 "Attention adds 12·L·s·h². At L = 32, h = 4096, s = 4096: 12 × 32 × 4096 × 4096² ≈ 2.64×10^13."))
+    judged = judge_text(text)
+    assert not flagged(judged)
+    for lang in ("zh", "en"):
+        assert (verdict_of(judged, "12·L·s·h²", lang).verdict, verdict_of(judged, "12·L·s·h²", lang).judge) == (
+            "confirmed", "card")
+    assert verdict_of(judge_text(text.replace("4096 × 4096²", "4096²")), "12·L·s·h²", "en").verdict == \
+        "contradiction"  # one 4096 short: the formula's h² against an example that squares only once

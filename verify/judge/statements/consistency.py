@@ -44,13 +44,19 @@ JUDGE = "card"
 
 
 def _numbers(text: str) -> Counter[float]:
-    """The numbers written in an expression, as a multiset (``4 × 4096 × 4 × 128000 / 8``)."""
+    """The numbers written in an expression, as a multiset (``4 × 4096 × 4 × 128000 / 8``); a power written
+    with a superscript counts its base that many times (``12 × 32 × 4096²``: 4096 twice)."""
     out: Counter[float] = Counter()
+    last: float | None = None
     for t in tokens(text):
-        if t.kind == "atom" and t.value is not None and not t.extra.get("sup"):
-            out[_key(float(t.value))] += 1
-        elif t.kind == "atom" and t.extra.get("sup"):  # 4096³: the number three times in all
+        if t.kind != "atom" or t.value is None:
             continue
+        if t.extra.get("sup"):
+            if last is not None:
+                out[last] += int(t.value) - 1
+        else:
+            last = _key(float(t.value))
+            out[last] += 1
     return out
 
 
@@ -195,7 +201,7 @@ def _written(expr: sp.Expr, formulas: list[Statement]) -> int:
                for st in formulas)
 
 
-def _twice(statements: list[Statement], settled: set[int] = frozenset()) -> list[Flag]:  # type: ignore[assignment]
+def _twice(statements: list[Statement], settled: set[int]) -> list[Flag]:
     formulas = [st for st in statements if st.value_side.formula and not st.value_side.dims
                 and len(st.value_side.value.free_symbols) >= 2]
     out: list[Flag] = []
