@@ -124,7 +124,7 @@ def _phantom_of_4000_bytes(attempts: int = 20) -> list[torch.Tensor]:
     block, and the test fails only if none of them can be set up."""
     for _ in range(attempts):
         box: list[torch.Tensor] = []
-        memory.cpu_peak_bytes(lambda: box.append(torch.empty(4_000, dtype=torch.uint8)))
+        memory.cpu_peak_bytes(lambda held=box: held.append(torch.empty(4_000, dtype=torch.uint8)))
         address = box[0].data_ptr()
         freer = threading.Thread(target=box.clear)
         freer.start()
