@@ -104,7 +104,7 @@ pytest: setup
 # lint and typecheck run beside the passes (-j3): mypy is one process for ~35 s, which on its own left the
 # second core idle; -Oline keeps their lines whole (test-passes.sh prints each pass's log whole). Any of the three
 # failing fails `make test`. (The Gloo failure that once withdrew the passes side by side was the launcher's, not
-# the suite's: a rank left before its peer had joined; verify/measure/launch.py: join_group, docs/test-durations.md.)
+# the suite's: a rank left before its peer had joined; verify/measure/launch.py: join_group, docs/development.md.)
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE OMP_NUM_THREADS=1
 test: setup system-deps
 	@$(MAKE) --no-print-directory -j3 -Oline lint typecheck test-passes

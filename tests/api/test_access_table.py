@@ -1,4 +1,4 @@
-"""The README's access table is the truth: it lists exactly the app's routes, and every cell is what
+"""The access table of docs/security.md is the truth: it lists exactly the app's routes, and every cell is what
 that caller really gets (anonymous, a learner, another learner, an admin), request by request."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Row:
 
 def readme_rows() -> list[Row]:
     rows = []
-    for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines():
+    for line in (ROOT / "docs" / "security.md").read_text(encoding="utf-8").splitlines():
         m = ROW.match(line)
         if m:
             codes = [int(cell.strip()[:3]) for cell in m.group(4).strip(" |").split("|")]
@@ -62,8 +62,8 @@ def test_table_lists_exactly_the_apps_routes() -> None:
     assert len(listed) == len(set(listed)), "a route is listed twice"
     routes = app_routes(create_app(database_url="sqlite://", sync_on_startup=False))
     assert len(routes) >= 30
-    assert set(listed) - routes == set(), "listed in the README but not a route"
-    assert routes - set(listed) == set(), "routes missing from the README's access table"
+    assert set(listed) - routes == set(), "listed in docs/security.md but not a route"
+    assert routes - set(listed) == set(), "routes missing from the access table of docs/security.md"
 
 
 @pytest.fixture
@@ -154,7 +154,7 @@ def test_every_cell_of_the_table(client: TestClient) -> None:
     world = World(client)
     rows = readme_rows()
     got = {(row.method, row.path): {role: world.request(row, role) for role in ROLES} for row in rows}
-    wrong = [f"{method} {path}: README says {row.expected}, the app answers {got[(method, path)]}"
+    wrong = [f"{method} {path}: docs/security.md says {row.expected}, the app answers {got[(method, path)]}"
              for row in rows for method, path in [(row.method, row.path)] if got[(method, path)] != row.expected]
     assert not wrong, "\n".join(wrong)
     owner_rows = [row for row in rows if row.access == "owner"]

@@ -1,4 +1,4 @@
-"""SQLite durability is a deliberate choice, and the README states the one the code makes."""
+"""SQLite durability is a deliberate choice, and docs/reliability.md states the one the code makes."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ LEVELS = {"OFF": 0, "NORMAL": 1, "FULL": 2, "EXTRA": 3}
 
 
 def _documented() -> str:
-    found = re.findall(r"`PRAGMA synchronous=(\w+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
-    assert len(set(found)) == 1, f"the README must name one synchronous mode, found {found}"
+    found = re.findall(r"`PRAGMA synchronous=(\w+)`", (ROOT / "docs" / "reliability.md").read_text(encoding="utf-8"))
+    assert len(set(found)) == 1, f"docs/reliability.md must name one synchronous mode, found {found}"
     return str(found[0])
 
 
