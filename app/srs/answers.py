@@ -83,6 +83,12 @@ def _read(num: str, typed: str) -> _Reading:
 
 def parse_number(typed: str) -> float:
     """The number in ``typed``; :class:`AnswerError` when there is none or when it reads two ways."""
+    return split_number(typed)[0]
+
+
+def split_number(typed: str) -> tuple[float, str]:
+    """The number in ``typed`` and the unit or word written after it ("" when none); :class:`AnswerError`
+    when there is no number or when it reads two ways."""
     text = _PREFIX.sub("", unicodedata.normalize("NFKC", typed or "").translate(_TRANSLATE).strip()).strip()
     m = _SHAPE.match(text)
     if not m:
@@ -99,4 +105,4 @@ def parse_number(typed: str) -> float:
             readings=(grouped, reading.value))
     if not math.isfinite(reading.value):
         raise AnswerError(f"{typed!r} is not a finite number", f"“{typed}”不是有限的数")
-    return reading.value
+    return reading.value, (m.group("unit") or "").strip()
