@@ -87,12 +87,16 @@ def register(cli: typer.Typer) -> None:
         else:
             for item in report.imported:
                 found = f": {item.statements.line()}" if item.statements is not None else ""
-                out.print(f"{item.source.name} → {item.written.name}{found}")
+                out.print(f"{item.source.name} → {item.written.name}{' (updated)' if item.updated else ''}{found}")
                 for note in item.notes:
                     out.print(f"    note: {note}")
+        for dup in report.duplicates:
+            (err if as_json else out).print(f"duplicate: {dup.line()}", markup=False)
         for failure in report.failed:
             err.print(f"error {failure}", markup=False)
         summary = f"{len(report.imported)} imported, {len(report.failed)} failed"
+        if report.duplicates:
+            summary += f", {len(report.duplicates)} duplicate{'' if len(report.duplicates) == 1 else 's'} skipped"
         if judge and report.imported:
             summary += "; " + _totals(report.totals())
         (err if as_json else out).print(progress.summary(summary))
