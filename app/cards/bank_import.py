@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from app.cards.cardfile import dump_card, load_card_file, load_card_text
 from app.cards.rawformat import RawCard, parse_raw_bytes
 from app.cards.schema import LangText
+from app.cards.titles_table import TitleRow, row_for
 from app.core.progress import Progress
 from verify.reading.cardfile import CardFileError
 
@@ -175,6 +176,7 @@ class Imported:
     written: Path
     slug: str
     notes: list[str] = field(default_factory=list)
+    title: LangText = field(default_factory=LangText)
     statements: StatementSummary | None = None  # set by :func:`judge_imported`
     updated: bool = False  # a re-export of a card already in the folder (same title): its file was rewritten
 
@@ -295,13 +297,13 @@ def read_raw(source: Path) -> bytes:
 
 
 def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, slug: str = "",
-               taken: set[str] | None = None, force: bool = False, data: bytes | None = None,
+               taken: set[str] | None = None, force: bool = False, parsed: RawCard | None = None,
                existing: dict[TitleKey, str] | None = None) -> Imported:
     """Parse one raw card and write its card file; raises :class:`CardFileError` and writes nothing.
     A card whose title matches one in ``existing`` (the folder's cards) keeps that card's slug and
     rewrites its file: a changed re-export updates the card instead of adding a copy."""
     name = str(source)
-    raw: RawCard = parse_raw_bytes(read_raw(source) if data is None else data, name, title=title, slug=slug)
+    raw = parsed or parse_raw_bytes(read_raw(source), name, title=title, slug=slug)
     doc = raw.doc
     taken = taken if taken is not None else set()
     known = (existing or {}).get(title_key(doc.title)) if not slug else None
@@ -318,14 +320,17 @@ def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, sl
         raise CardFileError(name, "the card does not survive a write/read round trip (importer bug)")
     write_atomically(target, text)
     taken.add(doc.slug)
-    return Imported(source=source, written=target, slug=doc.slug, notes=raw.notes, updated=known == doc.slug)
+    return Imported(source=source, written=target, slug=doc.slug, notes=raw.notes, title=doc.title,
+                    updated=known == doc.slug)
 
 
 def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None = None, slug: str = "",
-                 force: bool = False, progress: Progress | None = None) -> ImportReport:
+                 force: bool = False, progress: Progress | None = None,
+                 titles: dict[str, TitleRow] | None = None) -> ImportReport:
     """Import every raw card under ``paths`` into ``out_dir``; bad files are reported, not raised.
     A file byte-identical to one imported before it, or with the same zh + en title, is written once
-    (:class:`Duplicate` names which file it repeats). ``progress`` ticks once per raw file."""
+    (:class:`Duplicate` names which file it repeats). ``titles`` (a titles table, by file) gives a file's title
+    and slug. ``progress`` ticks once per raw file."""
     files, errors = raw_files(paths)
     report = ImportReport(failed=errors)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -334,6 +339,8 @@ def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None
     by_digest: dict[str, Imported] = {}
     by_title: dict[TitleKey, Imported] = {}
     for source in progress.each("importing", files, unit="raw cards") if progress else files:
+        row = row_for(titles, source) if titles else None
+        card_title, card_slug = (row.title, row.slug) if row else (title, slug)
         try:
             data = read_raw(source)
             digest = hashlib.sha256(data).hexdigest()
@@ -341,19 +348,17 @@ def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None
                 first = by_digest[digest]
                 report.duplicates.append(Duplicate(source, first.source, first.slug, "byte-identical"))
                 continue
-            key: TitleKey | None = None
-            if not slug:
-                key = title_key(parse_raw_bytes(data, str(source), title=title).doc.title)
-                if key in by_title:
-                    first = by_title[key]
-                    report.duplicates.append(Duplicate(source, first.source, first.slug, "same title"))
-                    continue
-            item = import_one(source, out_dir, title=title, slug=slug, taken=taken, force=force, data=data,
-                              existing=existing)
+            raw = parse_raw_bytes(data, str(source), title=card_title, slug=card_slug)
+            key = title_key(raw.doc.title)
+            if key in by_title:
+                first = by_title[key]
+                report.duplicates.append(Duplicate(source, first.source, first.slug, "same title"))
+                continue
+            item = import_one(source, out_dir, title=card_title, slug=card_slug, taken=taken, force=force,
+                              parsed=raw, existing=existing)
             report.imported.append(item)
             by_digest[digest] = item
-            if key is not None:
-                by_title[key] = item
+            by_title[key] = item
         except CardFileError as exc:
             report.failed.append(exc)
         except (OSError, ValueError) as exc:  # a disk problem or an unforeseen value: one line, no traceback
