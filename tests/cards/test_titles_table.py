@@ -80,7 +80,8 @@ def test_titles_table_round_trip(tmp_path: Path) -> None:
     assert {r[0] for r in rows[1:]} == {"a.txt", "b.txt"}
     derived = {r[0]: r for r in rows[1:]}
     assert derived["a.txt"][3] == load_card_file(tmp_path / "first" / f"{derived['a.txt'][3]}.md").slug
-    edited = "file\tzh\ten\tslug\na.txt\tZeRO 三个阶段\tZeRO stages\tzero-stages\nb.txt\t流水线气泡\tPipeline bubbles\t\n"
+    edited = ("file\tzh\ten\tslug\na.txt\tZeRO 三个阶段\tZeRO stages\tzero-stages\n"
+              "b.txt\t流水线气泡\tPipeline bubbles\t\n")
     table.write_text(edited, encoding="utf-8")
     out = tmp_path / "cards"
     code, stdout, stderr = run(str(raw), "--out", str(out), "--titles", str(table), "--json")
