@@ -14,6 +14,7 @@ en 2×)``. Nothing is stored: ``proofdeck sync`` judges the same text again (and
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -22,9 +23,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cards.cardfile import dump_card, load_card_text
+from app.cards.cardfile import dump_card, load_card_file, load_card_text
 from app.cards.rawformat import RawCard, parse_raw_bytes
 from app.cards.schema import LangText
+from app.cards.titles_table import TitleRow, row_for
 from app.core.progress import Progress
 from verify.reading.cardfile import CardFileError
 
@@ -174,17 +176,38 @@ class Imported:
     written: Path
     slug: str
     notes: list[str] = field(default_factory=list)
+    title: LangText = field(default_factory=LangText)
     statements: StatementSummary | None = None  # set by :func:`judge_imported`
+    updated: bool = False  # a re-export of a card already in the folder (same title): its file was rewritten
 
     def as_json(self) -> dict[str, Any]:
         return {"source": str(self.source), "written": str(self.written), "slug": self.slug, "notes": self.notes,
+                "updated": self.updated,
                 **({"statements": self.statements.as_json()} if self.statements is not None else {})}
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A raw file not written because it repeats one already imported in the same run: ``why`` is
+    ``byte-identical`` (the same bytes) or ``same title`` (the same zh and en title, other bytes)."""
+
+    source: Path
+    repeats: Path
+    slug: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.source.name} repeats {self.repeats.name} ({self.why}): not written again, see {self.slug}.md"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"source": str(self.source), "repeats": str(self.repeats), "slug": self.slug, "why": self.why}
 
 
 @dataclass
 class ImportReport:
     imported: list[Imported] = field(default_factory=list)
     failed: list[CardFileError] = field(default_factory=list)
+    duplicates: list[Duplicate] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -202,6 +225,7 @@ class ImportReport:
 
     def as_json(self) -> dict[str, Any]:
         return {"imported": [i.as_json() for i in self.imported],
+                "duplicates": [d.as_json() for d in self.duplicates],
                 "failed": [{"path": e.path, "line": e.line, "message": e.message, "hint": e.hint} for e in self.failed],
                 "statements": self.totals()}
 
@@ -245,21 +269,50 @@ def _unique_slug(slug: str, taken: set[str]) -> str:
     return f"{slug}-{n}"
 
 
-def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, slug: str = "",
-               taken: set[str] | None = None, force: bool = False) -> Imported:
-    """Parse one raw card and write its card file; raises :class:`CardFileError` and writes nothing."""
-    name = str(source)
+TitleKey = tuple[str, str]
+
+
+def title_key(title: LangText) -> TitleKey:
+    """What makes two cards the same card: their zh and en titles, spaces squashed."""
+    return _squash(title.zh), _squash(title.en).casefold()
+
+
+def existing_titles(out_dir: Path) -> dict[TitleKey, str]:
+    """The slug of each card file already in ``out_dir``, by title: a re-export of one of them updates that file."""
+    found: dict[TitleKey, str] = {}
+    for path in sorted(out_dir.glob("*.md")) if out_dir.is_dir() else []:
+        try:
+            doc = load_card_file(path)
+        except CardFileError:
+            continue  # not a card file of ours: left alone
+        found.setdefault(title_key(doc.title), doc.slug)
+    return found
+
+
+def read_raw(source: Path) -> bytes:
     try:
-        data = source.read_bytes()
+        return source.read_bytes()
     except OSError as exc:
-        raise CardFileError(name, f"cannot read: {exc.strerror}") from None
-    raw: RawCard = parse_raw_bytes(data, name, title=title, slug=slug)
+        raise CardFileError(str(source), f"cannot read: {exc.strerror}") from None
+
+
+def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, slug: str = "",
+               taken: set[str] | None = None, force: bool = False, parsed: RawCard | None = None,
+               existing: dict[TitleKey, str] | None = None) -> Imported:
+    """Parse one raw card and write its card file; raises :class:`CardFileError` and writes nothing.
+    A card whose title matches one in ``existing`` (the folder's cards) keeps that card's slug and
+    rewrites its file: a changed re-export updates the card instead of adding a copy."""
+    name = str(source)
+    raw = parsed or parse_raw_bytes(read_raw(source), name, title=title, slug=slug)
     doc = raw.doc
     taken = taken if taken is not None else set()
-    if not slug and doc.slug in taken:
+    known = (existing or {}).get(title_key(doc.title)) if not slug else None
+    if known is not None and known not in taken:
+        doc = doc.model_copy(update={"slug": known})
+    elif not slug and doc.slug in taken:
         doc = doc.model_copy(update={"slug": _unique_slug(doc.slug, taken)})
     target = out_dir / f"{doc.slug}.md"
-    if target.exists() and not force:
+    if target.exists() and not force and known != doc.slug:
         raise CardFileError(name, f"{target} already exists",
                             hint="pass --force to overwrite it, --slug for another name, or another --out")
     text = dump_card(doc)
@@ -267,21 +320,45 @@ def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, sl
         raise CardFileError(name, "the card does not survive a write/read round trip (importer bug)")
     write_atomically(target, text)
     taken.add(doc.slug)
-    return Imported(source=source, written=target, slug=doc.slug, notes=raw.notes)
+    return Imported(source=source, written=target, slug=doc.slug, notes=raw.notes, title=doc.title,
+                    updated=known == doc.slug)
 
 
 def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None = None, slug: str = "",
-                 force: bool = False, progress: Progress | None = None) -> ImportReport:
+                 force: bool = False, progress: Progress | None = None,
+                 titles: dict[str, TitleRow] | None = None) -> ImportReport:
     """Import every raw card under ``paths`` into ``out_dir``; bad files are reported, not raised.
-    ``progress`` ticks once per raw file."""
+    A file byte-identical to one imported before it, or with the same zh + en title, is written once
+    (:class:`Duplicate` names which file it repeats). ``titles`` (a titles table, by file) gives a file's title
+    and slug. ``progress`` ticks once per raw file."""
     files, errors = raw_files(paths)
     report = ImportReport(failed=errors)
     out_dir.mkdir(parents=True, exist_ok=True)
+    existing = existing_titles(out_dir)
     taken: set[str] = set()
+    by_digest: dict[str, Imported] = {}
+    by_title: dict[TitleKey, Imported] = {}
     for source in progress.each("importing", files, unit="raw cards") if progress else files:
+        row = row_for(titles, source) if titles else None
+        card_title, card_slug = (row.title, row.slug) if row else (title, slug)
         try:
-            report.imported.append(import_one(source, out_dir, title=title, slug=slug, taken=taken,
-                                              force=force))
+            data = read_raw(source)
+            digest = hashlib.sha256(data).hexdigest()
+            if digest in by_digest:
+                first = by_digest[digest]
+                report.duplicates.append(Duplicate(source, first.source, first.slug, "byte-identical"))
+                continue
+            raw = parse_raw_bytes(data, str(source), title=card_title, slug=card_slug)
+            key = title_key(raw.doc.title)
+            if key in by_title:
+                first = by_title[key]
+                report.duplicates.append(Duplicate(source, first.source, first.slug, "same title"))
+                continue
+            item = import_one(source, out_dir, title=card_title, slug=card_slug, taken=taken, force=force,
+                              parsed=raw, existing=existing)
+            report.imported.append(item)
+            by_digest[digest] = item
+            by_title[key] = item
         except CardFileError as exc:
             report.failed.append(exc)
         except (OSError, ValueError) as exc:  # a disk problem or an unforeseen value: one line, no traceback

@@ -128,19 +128,58 @@ def to_markdown(lines: list[str]) -> str:
     return repair_math("\n\n".join(blocks))
 
 
+_TEX = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\[A-Za-z]+")
+_OPEN, _CLOSE = "(（[【{「", ")）]】}」"
+
+
 def slugify(text: str, max_words: int = 6) -> str:
+    """ASCII kebab-case from English text: TeX dropped, ``++`` read as "plus plus" (ZeRO++ → zero-plus-plus)."""
     stop = {"a", "an", "the", "of", "in", "on", "by", "and", "for", "to", "with", "is", "are", "vs"}
-    words = re.findall(r"[a-z0-9]+", text.lower())
+    plain = _TEX.sub(" ", text).replace("++", " plus plus ").replace("&", " and ")
+    words = re.findall(r"[a-z0-9]+", plain.lower())
     kept = [w for w in words if w not in stop] or words
     return "-".join(kept[:max_words])
 
 
+def _first_clause(text: str, stops: str, words: tuple[str, ...] = ()) -> str:
+    """``text`` up to the first of ``stops`` (or a space-delimited word in ``words``) that lies outside every
+    bracket and every ``$…$``: a title is never cut inside brackets or TeX."""
+    depth, in_tex, i = 0, False, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "$":
+            in_tex = not in_tex
+        elif not in_tex and ch in _OPEN:
+            depth += 1
+        elif not in_tex and ch in _CLOSE:
+            depth = max(0, depth - 1)
+        elif not in_tex and depth == 0:
+            if ch in stops and (ch not in ",;:." or i + 1 >= len(text) or text[i + 1].isspace() or has_cjk(ch)):
+                return text[:i]
+            if ch == " " and any(text.startswith(f" {w} ", i) for w in words):
+                return text[:i]
+        i += 1
+    return text
+
+
+def _balanced(text: str) -> bool:
+    return text.count("$") % 2 == 0 and sum(map(text.count, _OPEN)) <= sum(map(text.count, _CLOSE))
+
+
+def _whole_units(text: str, limit: int) -> str:
+    """At most ``limit`` characters of ``text``, ended before a bracket or ``$…$`` it would cut."""
+    for k in range(min(limit, len(text)), 0, -1):
+        if _balanced(text[:k]):
+            return text[:k].rstrip(" （(，,") if k < len(text) else text
+    return text[:limit]
+
+
 def derive_title(summary: LangText) -> LangText:
-    """A short readable title from the summary's first clause in each language."""
-    zh = re.split(r"[，。；：,;:]", summary.zh, maxsplit=1)[0].strip()[:40]
-    en_clause = re.split(r"[,;:.]\s|\s+(?:by|which|that|because)\s", summary.en, maxsplit=1)[0]
+    """A short readable title from the summary's first clause in each language, never cut inside brackets/TeX."""
+    zh = _whole_units(_first_clause(summary.zh, "，。；：,;:").strip(), 40)
+    en_clause = _first_clause(summary.en, ",;:.", ("by", "which", "that", "because"))
     en = " ".join(en_clause.split()[:8]).strip()
-    return LangText(zh=zh, en=en)
+    return LangText(zh=zh, en=_whole_units(en, len(en)).strip())
 
 
 class _Sections:

@@ -52,6 +52,12 @@ def register(cli: typer.Typer) -> None:
         judge: Annotated[bool, typer.Option(help="Judge each written card's statements and say what was found.")
                          ] = True,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        titles: Annotated[Path | None, typer.Option(
+            "--titles", help="A titles table (TSV: file, zh, en, slug) giving each raw file's title and slug.")
+                          ] = None,
+        write_titles: Annotated[Path | None, typer.Option(
+            "--write-titles", help="Write the titles and slugs this import used as a TSV table, to review "
+                                   "and pass back with --titles.")] = None,
     ) -> None:
         """Turn raw bank exports into card files (default).
 
@@ -69,7 +75,7 @@ def register(cli: typer.Typer) -> None:
             files, _ = raw_files(paths)
             if len(files) != 1:
                 err.print(f"error: --title and --slug name one card, but {len(files)} raw files were given "
-                          "(import them without --title, then edit each card's title)")
+                          "(import them without --title, or give a titles table with --titles FILE.tsv)")
                 raise typer.Exit(2)
         if title:
             try:
@@ -78,8 +84,19 @@ def register(cli: typer.Typer) -> None:
                 err.print(f"error: --title: {exc} (write it as \"zh title(en title)\")", markup=False)
                 raise typer.Exit(2) from None
             title_text = LangText(zh=zh, en=en)
+        table = None
+        if titles is not None:
+            from app.cards.titles_table import read_titles
+            from verify.reading.cardfile import CardFileError
+
+            try:
+                table = read_titles(titles)
+            except CardFileError as exc:
+                err.print(f"error {exc}", markup=False)
+                raise typer.Exit(2) from None
         with Progress() as progress:
-            report = import_paths(paths, out_dir, title=title_text, slug=slug, force=force, progress=progress)
+            report = import_paths(paths, out_dir, title=title_text, slug=slug, force=force, progress=progress,
+                                  titles=table)
             if judge:
                 judge_imported(report, progress)
         if as_json:
@@ -87,12 +104,23 @@ def register(cli: typer.Typer) -> None:
         else:
             for item in report.imported:
                 found = f": {item.statements.line()}" if item.statements is not None else ""
-                out.print(f"{item.source.name} → {item.written.name}{found}")
+                out.print(f"{item.source.name} → {item.written.name}{' (updated)' if item.updated else ''}{found}")
                 for note in item.notes:
                     out.print(f"    note: {note}")
+        if write_titles is not None:
+            from app.cards.titles_table import table_rows
+            from app.cards.titles_table import write_titles as write_table
+
+            write_table(write_titles, table_rows([(i.source, i.title, i.slug) for i in report.imported]))
+            (err if as_json else out).print(f"titles table: {write_titles} ({len(report.imported)} rows)",
+                                            markup=False)
+        for dup in report.duplicates:
+            (err if as_json else out).print(f"duplicate: {dup.line()}", markup=False)
         for failure in report.failed:
             err.print(f"error {failure}", markup=False)
         summary = f"{len(report.imported)} imported, {len(report.failed)} failed"
+        if report.duplicates:
+            summary += f", {len(report.duplicates)} duplicate{'' if len(report.duplicates) == 1 else 's'} skipped"
         if judge and report.imported:
             summary += "; " + _totals(report.totals())
         (err if as_json else out).print(progress.summary(summary))

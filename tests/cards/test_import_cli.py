@@ -86,17 +86,17 @@ def test_folder_of_good_cards(tmp_path: Path) -> None:
     (raw / "sub").mkdir(parents=True)
     (raw / "a.txt").write_text(SEED_TEXT, encoding="utf-8")
     (raw / "sub" / "b.txt").write_text(variant("Pipeline bubbles shrink with more micro-batches."), encoding="utf-8")
-    (raw / "sub" / "c.txt").write_text(SEED_TEXT.replace("\n", "\r\n"), encoding="utf-8")  # same slug as a
+    (raw / "sub" / "c.txt").write_text(SEED_TEXT.replace("\n", "\r\n"), encoding="utf-8")  # a's title: a repeat
     out = tmp_path / "cards"
     code, stdout, stderr = run(str(raw), "--out", str(out))
     assert (code, stderr) == (0, "")
     assert files_in(out) == ["pipeline-bubbles-shrink-more-micro-batches.md",
-                             "zero-eliminates-memory-redundancies-distributed-training-2.md",
                              "zero-eliminates-memory-redundancies-distributed-training.md"]
     for path in out.iterdir():
         assert path.stat().st_mode & 0o644 == 0o644
         load_card_file(path)
-    assert "3 imported, 0 failed" in stdout
+    assert "2 imported, 0 failed, 1 duplicate skipped" in stdout
+    assert "c.txt repeats a.txt (same title)" in stdout
 
 
 def test_single_file_with_title_and_slug(tmp_path: Path) -> None:

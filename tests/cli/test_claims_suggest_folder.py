@@ -28,10 +28,11 @@ LINE = re.compile(r"^(?P<card>\S+\.md): (?P<new>\d+) proposed claim\(s\) appende
 
 
 def raw_card(derivation_en: str) -> str:
-    """The seed's raw card with our own English derivation."""
+    """The seed's raw card with our own English derivation and summary (another title: not a repeat of the seed)."""
     lines = SEED.read_text(encoding="utf-8").split("\n")
     start = next(i for i, x in enumerate(lines) if x.startswith("Memory Breakdown"))
     end = next(i for i, x in enumerate(lines) if x.startswith("四、"))
+    lines[3], lines[4] = "ZeRO-1 只切分优化器状态。", "ZeRO-1 shards only the optimizer states."
     return "\n".join(lines[:start] + [derivation_en] + lines[end:])
 
 
