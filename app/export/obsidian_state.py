@@ -178,7 +178,8 @@ def read_vault_notes(notes: Mapping[str, str], progress: Progress | None = None)
 
 def read_vault_folder(folder: Path, progress: Progress | None = None) -> tuple[dict[str, str], list[Problem]]:
     """Every ``.md`` note under ``folder`` (path relative to it → text); hidden folders (``.obsidian``,
-    ``.trash``) are skipped; a note whose resolved path leaves the vault (a symlink) is reported, never read; a note too large or not UTF-8 is reported and skipped. ``progress`` ticks
+    ``.trash``) are skipped; a note whose resolved path leaves the vault (a symlink) is reported, never read;
+    a note too large or not UTF-8 is reported and skipped. ``progress`` ticks
     once per file read."""
     out: dict[str, str] = {}
     problems: list[Problem] = []
