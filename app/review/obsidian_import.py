@@ -66,6 +66,13 @@ class UnknownUser(LookupError):
                          f"`proofdeck user add {username}`")
 
 
+class UserGone(LookupError):
+    """The account was deleted while its import ran; nothing was written."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(f"user #{user_id} was deleted while the import ran; nothing was written")
+
+
 class NotASchedule(ValueError):
     """A comment the plugin would not have written; the message says what is wrong."""
 
@@ -218,6 +225,13 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState, progress: Pr
 
     def work(session: Session) -> None:
         conn = session.connection()
+        # the user's row, locked against a concurrent delete (SQLite: run_write serialises writers), checked
+        # inside the write's own transaction: a deleted account raises before any row is written
+        user_query = select(User.__table__.c.id).where(User.__table__.c.id == user_id)  # type: ignore[attr-defined]
+        if conn.dialect.name != "sqlite":
+            user_query = user_query.with_for_update()
+        if conn.execute(user_query).first() is None:
+            raise UserGone(user_id)
         items = _items(session, sorted({slug for slug, _, _ in parsed}))
         ids = [r.id for r in items.values()]
         query = select(STATES).where(STATES.c.user_id == user_id, STATES.c.item_id.in_(ids))
