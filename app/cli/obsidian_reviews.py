@@ -31,7 +31,7 @@ def register(group: typer.Typer) -> None:
         from app.core.progress import Progress
         from app.export.obsidian_state import read_vault
         from app.models.migrate import init_db
-        from app.review.obsidian_import import UnknownUser, find_user, import_reviews
+        from app.review.obsidian_import import UnknownUser, UserGone, find_user, import_reviews
 
         if not vault.is_dir():
             err.print(f"error: {vault} is not a folder; give the Obsidian vault (or its proofdeck/ folder)",
@@ -48,7 +48,11 @@ def register(group: typer.Typer) -> None:
         assert user_id is not None
         with Progress() as progress:
             state = read_vault(vault, progress)
-            report = import_reviews(engine, user_id, state, progress)
+            try:
+                report = import_reviews(engine, user_id, state, progress)
+            except UserGone as exc:
+                err.print(f"error: {exc}", markup=False)
+                raise typer.Exit(1) from None
         if as_json:
             out.print_json(json.dumps({"user": user, "notes": len(state.notes), **report.as_json()}))
         else:

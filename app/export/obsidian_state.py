@@ -178,16 +178,21 @@ def read_vault_notes(notes: Mapping[str, str], progress: Progress | None = None)
 
 def read_vault_folder(folder: Path, progress: Progress | None = None) -> tuple[dict[str, str], list[Problem]]:
     """Every ``.md`` note under ``folder`` (path relative to it → text); hidden folders (``.obsidian``,
-    ``.trash``) are skipped; a note too large or not UTF-8 is reported and skipped. ``progress`` ticks
+    ``.trash``) are skipped; a note whose resolved path leaves the vault (a symlink) is reported, never read;
+    a note too large or not UTF-8 is reported and skipped. ``progress`` ticks
     once per file read."""
     out: dict[str, str] = {}
     problems: list[Problem] = []
     if not folder.is_dir():
         return out, problems
+    root = folder.resolve()
     paths = sorted(folder.rglob("*.md"))
     for path in progress.each("reading the vault", paths, unit="files") if progress else paths:
         rel = path.relative_to(folder).as_posix()
         if any(part.startswith(".") for part in path.relative_to(folder).parts) or not path.is_file():
+            continue
+        if not path.resolve().is_relative_to(root):  # a symlink (the note or a folder above it) out of the vault
+            problems.append(Problem(rel, 0, "a link to a file outside the vault: not read; skipped"))
             continue
         try:
             if path.stat().st_size > MAX_NOTE_BYTES:

@@ -51,6 +51,12 @@ from app.srs.state import StateRow
 NEW_CARD_DATE = "2000-01-01"  # the plugin's due date for a card never reviewed
 MIN_EASE, MAX_EASE = 130, 370  # the plugin's difficultyToEase range
 REVIEW = 2
+# Bounds on what a comment may say (a hostile one must be a listed, skipped line, not an OverflowError or a
+# BIGINT overflow at the write): dates between these years, at most a century's interval, counts that fit.
+FIRST_YEAR, LAST_YEAR = 1970, 2999
+MAX_INTERVAL_DAYS = 36500
+MAX_COUNT = 1_000_000  # reps, lapses
+MAX_STEP = 100  # (re)learning steps
 _SM2 = re.compile(r"^(\d{4}-\d{2}-\d{2}|\d{2}-\d{2}-\d{4}),(\d{1,6}),(\d{1,4})$")
 
 
@@ -58,6 +64,13 @@ class UnknownUser(LookupError):
     def __init__(self, username: str) -> None:
         super().__init__(f"no user {username!r}: check the name, or add the account with "
                          f"`proofdeck user add {username}`")
+
+
+class UserGone(LookupError):
+    """The account was deleted while its import ran; nothing was written."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(f"user #{user_id} was deleted while the import ran; nothing was written")
 
 
 class NotASchedule(ValueError):
@@ -84,12 +97,19 @@ def ease_to_difficulty(ease: int) -> float:
     return round(min(10.0, max(1.0, d)), 4)
 
 
+def _in_range(value: datetime, text: str) -> datetime:
+    if not FIRST_YEAR <= value.year <= LAST_YEAR:
+        raise NotASchedule(f"{text!r} is outside the years {FIRST_YEAR}-{LAST_YEAR}")
+    return value
+
+
 def _date(text: str) -> datetime:
     fmt = "%Y-%m-%d" if text[4] == "-" else "%d-%m-%Y"
     try:
-        return datetime.strptime(text, fmt).replace(tzinfo=UTC)
+        value = datetime.strptime(text, fmt).replace(tzinfo=UTC)
     except ValueError:
         raise NotASchedule(f"{text!r} is not a date") from None
+    return _in_range(value, text)
 
 
 def _timestamp(text: str) -> datetime | None:
@@ -97,9 +117,11 @@ def _timestamp(text: str) -> datetime | None:
         return None
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise NotASchedule(f"{text!r} is not an ISO timestamp") from None
-    return as_utc(value)
+        return _in_range(as_utc(value), text)
+    except NotASchedule:
+        raise
+    except (ValueError, OverflowError):  # OverflowError: an offset that moves year 1 or 9999 out of range
+        raise NotASchedule(f"{text!r} is not an ISO timestamp between the years {FIRST_YEAR}-{LAST_YEAR}") from None
 
 
 def parse_schedule(body: str) -> Schedule | None:
@@ -119,12 +141,12 @@ def parse_schedule(body: str) -> Schedule | None:
     if m.group(1) in (NEW_CARD_DATE, "01-01-2000"):
         return None
     due, interval, ease = _date(m.group(1)), int(m.group(2)), int(m.group(3))
-    if interval < 1:
-        raise NotASchedule(f"interval {interval} days; the plugin writes at least 1")
+    if not 1 <= interval <= MAX_INTERVAL_DAYS:
+        raise NotASchedule(f"interval {interval} days; the plugin writes 1 to {MAX_INTERVAL_DAYS}")
     if not MIN_EASE // 2 <= ease <= MAX_EASE * 3:
         raise NotASchedule(f"ease {ease} is outside what the plugin writes (about {MIN_EASE}-{MAX_EASE})")
     return Schedule(state=REVIEW, step=None, stability=float(interval), difficulty=ease_to_difficulty(ease),
-                    due=due, last_review=due - timedelta(days=interval))
+                    due=due, last_review=_in_range(due - timedelta(days=interval), m.group(0)))
 
 
 def _fsrs(seg: str) -> Schedule | None:
@@ -139,13 +161,16 @@ def _fsrs(seg: str) -> Schedule | None:
         raise NotASchedule(f"non-numeric field in {seg!r}") from None
     if state == 0:
         return None
+    if not (0 <= reps <= MAX_COUNT and 0 <= lapses <= MAX_COUNT and 0 <= steps <= MAX_STEP):
+        raise NotASchedule(f"reps {reps_s}, lapses {lapses_s} or step {steps_s} out of range (counts 0-{MAX_COUNT}, "
+                           f"step 0-{MAX_STEP})")
     due, last = _timestamp(due_s), _timestamp(last_s)
     if state not in (1, 2, 3) or due is None or last is None:
         raise NotASchedule(f"state {state} with due {due_s!r} and last review {last_s!r}: not a reviewed card")
     if not (0 < stability <= 36500 * 10 and 1 <= difficulty <= 10):
         raise NotASchedule(f"stability {stability} / difficulty {difficulty} out of FSRS's range")
     return Schedule(state=state, step=steps if state != REVIEW else None, stability=stability,
-                    difficulty=difficulty, due=due, last_review=last, reps=max(reps, 0), lapses=max(lapses, 0))
+                    difficulty=difficulty, due=due, last_review=last, reps=reps, lapses=lapses)
 
 
 @dataclass
@@ -200,6 +225,13 @@ def import_reviews(engine: Engine, user_id: int, vault: VaultState, progress: Pr
 
     def work(session: Session) -> None:
         conn = session.connection()
+        # the user's row, locked against a concurrent delete (SQLite: run_write serialises writers), checked
+        # inside the write's own transaction: a deleted account raises before any row is written
+        user_query = select(User.__table__.c.id).where(User.__table__.c.id == user_id)  # type: ignore[attr-defined]
+        if conn.dialect.name != "sqlite":
+            user_query = user_query.with_for_update()
+        if conn.execute(user_query).first() is None:
+            raise UserGone(user_id)
         items = _items(session, sorted({slug for slug, _, _ in parsed}))
         ids = [r.id for r in items.values()]
         query = select(STATES).where(STATES.c.user_id == user_id, STATES.c.item_id.in_(ids))

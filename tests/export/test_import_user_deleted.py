@@ -1,0 +1,50 @@
+"""A user deleted while a long CLI import runs for them (issue 36): a clear error, exit status 1, nothing
+written, no IntegrityError traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import delete
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+from typer.testing import CliRunner
+
+import app.export.obsidian_state as vault_reader
+from app.auth.users import create_user
+from app.cli.main import cli
+from app.deck.sync import sync_cards
+from app.models.tables import STATES
+from app.models.user import User
+from tests.export.conftest import write_cards
+from tests.export.test_obsidian_roundtrip import edit, export
+from tests.utils.deck import make_deck
+
+
+def test_a_user_deleted_mid_import_gets_a_clear_error(engine: Engine, database_url: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    sync_cards(engine, write_cards(tmp_path / "cards", make_deck(2)))
+    with Session(engine) as s:
+        create_user(s, "alice")
+        s.commit()
+    vault = tmp_path / "vault"
+    export(database_url, vault)
+    edit(vault, "card-0000", "why-optimizer", "!2026-12-04,3,250")
+    real_read = vault_reader.read_vault_notes
+
+    def read_then_delete(*args: object, **kw: object) -> vault_reader.VaultState:
+        state = real_read(*args, **kw)  # type: ignore[arg-type]
+        with Session(engine) as s:  # the account goes while the vault is read (after the name was checked)
+            s.execute(delete(User).where(User.username == "alice"))  # type: ignore[arg-type]
+            s.commit()
+        return state
+
+    monkeypatch.setattr(vault_reader, "read_vault_notes", read_then_delete)
+    result = CliRunner().invoke(cli, ["import", "obsidian-reviews", str(vault), "--user", "alice",
+                                      "--database-url", database_url])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "was deleted while the import ran" in result.output and "IntegrityError" not in result.output
+    with engine.connect() as conn:
+        assert conn.execute(STATES.select()).first() is None
