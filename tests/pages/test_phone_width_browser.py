@@ -35,12 +35,12 @@ WIDTH = "() => document.documentElement.scrollWidth"
 
 def _widest(page: Any) -> str:
     """What sticks out past the viewport (for the failure message)."""
-    return page.evaluate(f"""() => [...document.querySelectorAll('body *')]
+    return str(page.evaluate(f"""() => [...document.querySelectorAll('body *')]
         .filter(e => e.getBoundingClientRect().right > {PHONE} + 1
                      && !(e.parentElement.getBoundingClientRect().right > {PHONE} + 1))
         .slice(0, 4).map(e => e.tagName + '.' + e.className + ' in ' + e.parentElement.tagName + '.'
                          + e.parentElement.className + ' ' + Math.round(e.getBoundingClientRect().right))
-        .join('; ')""")
+        .join('; ')"""))
 
 
 def test_card_quiz_and_stats_pages_fit_390px(live_server: str, database_url: str, browser: Any) -> None:
