@@ -29,8 +29,9 @@ from app.export.obsidian import label_key, label_text, tag_text
 from app.export.tex import unsafe_tex
 from app.render.markdown import link_open_rule
 from app.render.marks import MARKS_CSS, Mark, finish_html, locate, place
-from app.srs.items import MISCONCEPTION_KINDS, PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
+from app.srs.items import PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
 from app.srs.misconceptions import BACK, FRONT
+from app.verification.learnable import drill_kind, drill_note
 from app.verification.present import VERDICT_LABELS, claim_note, marks_for, psi_of, verdict_kind, verdicts_in
 
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
@@ -187,14 +188,12 @@ def card_notes(doc: CardDoc, verdicts: Verdicts | None = None) -> list[genanki.N
             {lang: field_html(c or PITFALL_FALLBACK[lang]) if m else "" for lang, (m, c) in parts.items()},
             {lang: pair[j] for j, lang in enumerate(("zh", "en"))})
     for v in rows:
-        kind = verdict_kind(v)
-        if kind not in MISCONCEPTION_KINDS:
+        kind = drill_kind(v)
+        if not kind:
             continue
         q = {lang: field_html(f"{FRONT[kind][lang]}\n\n> {v.get(f'text_{lang}')}") if v.get(f"text_{lang}") else ""
              for lang in ("zh", "en")}
-        a = {lang: escape(BACK[kind][lang] + claim_note(v, lang, psi).removeprefix("不成立：" if lang == "zh" else
-                                                                                 "wrong: ")) if q[lang] else ""
-             for lang in ("zh", "en")}
+        a = {lang: escape(BACK[kind][lang] + drill_note(v, lang, psi)) if q[lang] else "" for lang in ("zh", "en")}
         add(f"misconception-{v.get('claim_id')}", "misconception", f"{_context(doc)} · {title}", q, a, {})
     return notes
 

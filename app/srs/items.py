@@ -5,11 +5,11 @@ A card yields: itself (``card``/``card``: its back is the key insights only), on
 bullet are one pitfall, asked once in both-language mode; ``lang`` set only when one language has it),
 whose front is the mistake ("what goes wrong, and why?") and whose back the consequence (the bullet's
 part after ``⟹``, see :func:`split_pitfall`), a misconception drill per claim whose latest verdict is
-refuted or conditional (``misconception``/<claim id>; its numbers come from the stored verdict, see
-:mod:`app.srs.misconceptions`), and the ZeRO drills (``drill``/``memory-zero2``) when its claims
-reference ZeRO checks (see ``app.srs.drills``). Sync calls :func:`refresh_items_bulk`; an
-item whose source disappears is retired, never deleted, so its history stays; if it comes back it
-returns with its history.
+refuted or conditional on a fact of the system, not on a reading of its wording
+(``misconception``/<claim id>; its numbers come from the stored verdict, see :mod:`app.srs.misconceptions`),
+and the ZeRO drills (``drill``/``memory-zero2``) when its claims reference ZeRO checks (see ``app.srs.drills``).
+Sync calls :func:`refresh_items_bulk`; an item whose source disappears is retired, never deleted, so its history
+stays; if it comes back it returns with its history.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
 from app.render.marks import Mark
 from app.srs import drills
+from app.verification.learnable import drill_kind
 from app.verification.present import marked_html
 
 LANGS = CARD_LANGS
@@ -73,7 +74,7 @@ PITFALL_FALLBACK = {"zh": "这是本卡列出的常见陷阱（卡片未写明�
 
 
 def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> list[ItemSpec]:
-    """``verdict_kinds``: claim id → its latest verdict (misconception drills for refuted / conditional)."""
+    """``verdict_kinds``: claim id → the drill its latest verdict makes (see :func:`latest_verdict_kinds`)."""
     specs = [ItemSpec("card", "card")]
     specs += [ItemSpec("followup", fu.id) for fu in doc.follow_ups]
     for i, (zh, en) in enumerate(pitfall_pairs(doc), start=1):
@@ -88,10 +89,11 @@ def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> lis
 
 
 def latest_verdict_kinds(session: Session) -> dict[str, dict[str, str]]:
-    """slug → claim id → verdict of the latest finished run (one query)."""
+    """slug → claim id → the drill its verdict in the latest finished run makes: "refuted" / "conditional",
+    "" for none (a confirmed claim, or one conditional only on a reading of its wording) (one query)."""
     from app.verification.store import latest_verdicts_by_card
 
-    return {slug: {v.claim_key: v.verdict for v in rows} for slug, rows in latest_verdicts_by_card(session).items()}
+    return {slug: {v.claim_key: drill_kind(v) for v in rows} for slug, rows in latest_verdicts_by_card(session).items()}
 
 
 def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:

@@ -1,4 +1,6 @@
-"""Misconception drills: a claim the sweep refuted or found only conditionally true becomes a review item.
+"""Misconception drills: a claim the sweep refuted, or found true only under a condition that is a fact of
+the system, becomes a review item (one conditional only on a reading of its wording does not: see
+:mod:`app.verification.learnable`).
 
 Refuted: "对还是错，为什么？ <quoted zh>" → "错：<the correction with the measured values>" (and the en side);
 conditional: "When does this hold? <quoted en>" → "<the derived condition>; N = 2: 1.6×, N = 4: 2.29×".
@@ -14,7 +16,8 @@ from functools import lru_cache
 from app.render.markdown import render_markdown
 from app.render.marks import Mark
 from app.srs.items import Face, Marks
-from app.verification.present import claim_note, marks_for, verdict_kind
+from app.verification.learnable import drill_kind, drill_note
+from app.verification.present import marks_for
 from app.verification.store import CardVerdicts
 
 FRONT = {"refuted": {"zh": "对还是错，为什么？", "en": "True or false, and why?"},
@@ -33,8 +36,9 @@ def misconception_faces(verdicts: CardVerdicts, claim_id: str) -> tuple[Face, Fa
     v = next((x for x in verdicts.rows if x.claim_key == claim_id), None)
     if v is None:
         return Face("", ""), Face("", "")
-    kind = verdict_kind({"verdict": v.verdict})
-    kind = kind if kind in FRONT else "refuted"
+    kind = drill_kind(v)
+    if not kind:  # no longer a drill (the item is retired at the next refresh)
+        return Face("", ""), Face("", "")
     front, back = {}, {}
     for lang in ("zh", "en"):
         quote = getattr(v, f"text_{lang}")
@@ -42,8 +46,7 @@ def misconception_faces(verdicts: CardVerdicts, claim_id: str) -> tuple[Face, Fa
             front[lang] = back[lang] = ""
             continue
         front[lang] = render_markdown(f"{FRONT[kind][lang]}\n\n{_quote(quote)}")
-        back[lang] = render_markdown(BACK[kind][lang] + claim_note(v, lang, psi).removeprefix(
-            "不成立：" if lang == "zh" else "wrong: "))
+        back[lang] = render_markdown(BACK[kind][lang] + drill_note(v, lang, psi))
     return Face(**front), Face(**back)
 
 

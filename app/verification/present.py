@@ -135,7 +135,8 @@ _ZH_CONDITION = (("only as", "仅当"), ("only when", "仅当"), ("under the rea
 
 
 def condition_text(v: Any, lang: str) -> str:
-    cond = str(_get(v, "condition") or "")
+    """The verdict's condition in ``lang``, each part once (a sweep can report ``only as L → ∞`` per relation)."""
+    cond = "; ".join(dict.fromkeys(str(_get(v, "condition") or "").split("; ")))
     if lang == "zh":
         for en, zh in _ZH_CONDITION:
             cond = cond.replace(en, zh)
