@@ -226,7 +226,7 @@
     var typed = $("s-answer").value.trim();
     var showing = data.drills[current.key][lastShowing];
     if (!typed) { status(say("请输入一个数", "Type a number") + " (" + showing[3] + ")"); return; }
-    var result = proofdeckAnswers.grade(showing[2], typed);
+    var result = proofdeckAnswers.grade(showing[2], typed, showing[3], data.units);
     if (result.error) { status(say(result.zh, result.en)); return; }  /* as the server's 422: not graded */
     answered = true;
     record({ rating: result.correct ? 3 : 1, typed: typed, seed: showing[0], showing: showing[1],
@@ -235,7 +235,8 @@
     var exp = Number(showing[2]).toPrecision(4), unit = showing[3];
     v.textContent = (result.correct ? "✓ " + say("正确", "Correct") + " (" + exp + " " + unit + ")"
                                     : "✗ " + say("不对，应为 ", "Not quite: expected ") + exp + " " + unit) +
-                    " · " + say("你的答案 ", "you typed ") + result.given + " " + unit;
+                    " · " + say("你的答案 ", "you typed ") + result.given + " " + unit +
+                    (result.note ? " · " + say(result.note.zh, result.note.en) : "");
     $("s-back").hidden = false; $("s-answer").disabled = true; $("s-typed").hidden = true;
     $("s-continue-row").hidden = false; $("s-continue").focus();
     replay(Date.now()); setCounts(pick(Date.now()).counts);
@@ -318,7 +319,7 @@
   }
   /* what tests (and a curious user's console) can ask: the scheduler, the grader, the answers kept, a state */
   window.proofdeckStudy = {
-    fsrs: fsrs, label: proofdeckFsrs.label, grade: proofdeckAnswers.grade,
+    fsrs: fsrs, label: proofdeckFsrs.label, grade: function (expected, typed, unit) { return proofdeckAnswers.grade(expected, typed, unit, data.units); },
     reviews: function () { load(); return reviews.slice(); },
     state: function (name) { load(); replay(Date.now()); var it = byName[name]; return it ? states[it.index] || null : null; },
     current: function () { return current ? { item: current.name, showing: lastShowing } : null; }

@@ -1,5 +1,6 @@
 /* Typed drill answers graded in the handbook exactly as on the server: a port of app/srs/answers.py
-   (parse_number, its messages included) and app/srs/drills.py (grade: within 1 %, math.isclose). Python's
+   (parse_number, its messages included) and app/srs/drills.py (grade: within 1 %, math.isclose) with
+   app/srs/unit_table.py (units converted by the table of float factors in the page data). Python's
    semantics are kept where JavaScript's differ: \d and \s are Unicode's (category Nd, str.isspace), float()
    reads any script's digits, lengths count code points, repr() and the "g" format are Python's.
    tests/srs/test_typed_answer_parity.py runs one table of answers through both graders. */
@@ -103,8 +104,9 @@ var proofdeckAnswers = (function () {
     return { value: asDecimal, alternatives: [value(whole + frac)] };
   }
 
-  /* the number in typed; throws AnswerError when there is none or when it reads two ways */
-  function parseNumber(typed) {
+  /* [the number in typed, the unit written after it ("" when none)], as answers.split_number; throws
+     AnswerError when there is no number or when it reads two ways */
+  function splitNumber(typed) {
     typed = typed || "";
     var text = "";
     for (var ch of typed.normalize("NFKC")) text += Object.prototype.hasOwnProperty.call(TRANSLATE, ch) ? TRANSLATE[ch] : ch;
@@ -122,7 +124,59 @@ var proofdeckAnswers = (function () {
         [two, reading.value]);
     }
     if (!isFinite(reading.value)) throw new AnswerError(repr(typed) + " is not a finite number", "“" + typed + "”不是有限的数");
-    return reading.value;
+    return [reading.value, strip(m[2] || "")];
+  }
+  function parseNumber(typed) { return splitNumber(typed)[0]; }
+
+  /* Python's format(x, ",.6g") below a million, else format(x, ",.0f") (typed_quantity._fmt) */
+  function groupDigits(s) {
+    var m = /^(-?)([0-9]+)(.*)$/.exec(s);
+    return m ? m[1] + m[2].replace(/\B(?=([0-9]{3})+$)/g, ",") + m[3] : s;
+  }
+  function fmt(x) {
+    if (Math.abs(x) < 1e6 || !isFinite(x)) return groupDigits(g(x));
+    var f = Math.floor(x), d = x - f, n = d > 0.5 ? f + 1 : d < 0.5 ? f : (f % 2 === 0 ? f : f + 1);
+    return groupDigits(BigInt(n).toString());
+  }
+  function own(o, k) { return Object.prototype.hasOwnProperty.call(o, k); }
+
+  /* typed_quantity.wrong_unit */
+  function wrongUnit(table, written, value, drillUnit, converted, kind) {
+    if (kind !== null) {
+      var words = own(table.kinds, kind) ? table.kinds[kind] : table.kinds[""];
+      return { en: "you wrote " + written + " (" + words[0] + "); the question asks for " + drillUnit,
+               zh: "你写的单位是 " + written + "（" + words[1] + "），题目要求的是 " + drillUnit };
+    }
+    if (converted !== null)
+      return { en: "you wrote " + written + "; " + fmt(value) + " " + written + " is " + fmt(converted) + " " + drillUnit,
+               zh: "你写的单位是 " + written + "；" + fmt(value) + " " + written + " 等于 " + fmt(converted) + " " + drillUnit };
+    return { en: "you wrote " + written + "; the question asks for " + drillUnit,
+             zh: "你写的单位是 " + written + "，题目要求的是 " + drillUnit };
+  }
+
+  /* unit_table.entry */
+  function entry(table, spelling) {
+    if (own(table.units, spelling)) return table.units[spelling];
+    var lower = spelling.toLowerCase();
+    return own(table.folded, lower) ? table.units[table.folded[lower]] : null;
+  }
+
+  /* unit_table.read: {value, written, mismatch, amount} */
+  function readUnit(table, value, written, drillUnit) {
+    if (!written || written === drillUnit) return { value: value, written: "", mismatch: null, amount: null };
+    var want = entry(table, drillUnit), got = entry(table, written), bad = null;
+    if (want === null) bad = wrongUnit(table, written, value, drillUnit, null, null);
+    else if (got === null) bad = wrongUnit(table, written, value, drillUnit, null, "");
+    else if (got[0] !== want[0]) bad = wrongUnit(table, written, value, drillUnit, null, got[0]);
+    if (bad) return { value: value, written: written, mismatch: bad, amount: null };
+    return { value: value * got[1] / want[1], written: written, mismatch: null, amount: value };
+  }
+
+  /* typed_quantity.mismatch_note */
+  function mismatchNote(table, t, expected, drillUnit) {
+    if (t.mismatch !== null) return t.mismatch;
+    if (!t.written || Math.abs(t.value - expected) <= TOLERANCE * Math.abs(expected)) return null;
+    return wrongUnit(table, t.written, t.amount === null ? t.value : t.amount, drillUnit, t.value, null);
   }
 
   function isclose(a, b, rel, abs) {
@@ -132,14 +186,17 @@ var proofdeckAnswers = (function () {
     return diff <= Math.abs(rel * b) || diff <= Math.abs(rel * a) || diff <= abs;
   }
 
-  /* drills.grade: {correct, expected, given}, or {error: "<en>\n<zh>", en, zh, readings} */
-  function grade(expected, typed) {
-    var given;
-    try { given = parseNumber(typed); } catch (e) {
+  /* drills.grade: {correct, expected, given, note}, or {error: "<en>\n<zh>", en, zh, readings}; table: the
+     page data's "units" (unit_table.table()), drillUnit: the showing's unit */
+  function grade(expected, typed, drillUnit, table) {
+    var split;
+    try { split = splitNumber(typed); } catch (e) {
       if (!(e instanceof AnswerError)) throw e;
       return { error: e.en + "\n" + e.zh, en: e.en, zh: e.zh, readings: e.readings };
     }
-    return { correct: isclose(given, expected, TOLERANCE, 1e-12), expected: expected, given: given };
+    var t = readUnit(table, split[0], split[1], drillUnit);
+    var ok = t.mismatch === null && isclose(t.value, expected, TOLERANCE, 1e-12);
+    return { correct: ok, expected: expected, given: t.value, note: ok ? null : mismatchNote(table, t, expected, drillUnit) };
   }
   return { parseNumber: parseNumber, grade: grade, repr: repr, g: g };
 })();

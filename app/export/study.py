@@ -37,7 +37,7 @@ from sqlmodel import Session
 
 from app.cards.schema import CardDoc
 from app.models.tables import CARDS, ITEMS
-from app.srs import drills
+from app.srs import drills, unit_table
 from app.srs.item_ids import fingerprint, showing_fingerprint
 from app.srs.items import Face, answering_sections, drill_faces, faces
 from app.srs.misconceptions import misconception_faces
@@ -170,7 +170,7 @@ def study_deck(session: Session, deck: str, docs: Sequence[CardDoc], user: UserS
         items.append(entry)
     digest = hashlib.sha256(json.dumps([list(cards), items, showings], sort_keys=True).encode())
     data: dict[str, Any] = {"format": FORMAT, "deck": deck, "cards": list(cards), "items": items, "drills": showings,
-                            "user": None,
+                            "units": unit_table.table(), "user": None,
                             "exported_at": None,
                             "scheduler": scheduler_config(make_scheduler(fuzz=False)),
                             "prefs": {"language": "both", "new_per_day": Prefs().new_per_day,

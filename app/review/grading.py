@@ -251,6 +251,7 @@ class _Batch:
         self.shown.add(a.showing_id)
         _front, back = drill_faces(showing.params)
         extra = {"expected": graded.expected, "given": graded.given, "unit": drills.unit(showing.params),
+                 "unit_note": graded.note,
                  "solution": {"zh": back.zh, "en": back.en}, "solution_markdown": drills.solution(showing.params)}
         return parse_rating(3 if graded.correct else 1), graded.correct, extra
 

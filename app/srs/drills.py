@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.srs.answers import AnswerError, parse_number
+from app.srs import unit_table
+from app.srs.answers import AnswerError, parse_number, split_number
+from app.srs.typed_quantity import mismatch_note
 from verify.known import drills as formula_drills
 from verify.known import ledger
 from verify.known.drills import Worked, tex_number
@@ -39,8 +41,9 @@ class DrillError(ValueError):
 @dataclass(frozen=True)
 class Graded:
     correct: bool
-    expected: float  # GB
-    given: float
+    expected: float  # in the drill's unit
+    given: float  # what was typed, converted to the drill's unit
+    note: dict[str, str] | None = None  # {"en", "zh"}: the unit written was wrong (prefix slip, GiB for GB, kind)
 
 
 _DRILL_QUANTITIES = re.compile(r"\b(model_state_bytes|optim_bytes|comm_volume|reduction)\(")
@@ -220,8 +223,15 @@ def parse_answer(typed: str) -> float:
 
 
 def grade(params: dict[str, Any], typed: str) -> Graded:
-    """Correct when within 1% (relative) of the formula's value."""
-    given = parse_answer(typed)
-    expected = answer(params)
-    ok = math.isclose(given, expected, rel_tol=TOLERANCE, abs_tol=1e-12)
-    return Graded(correct=ok, expected=expected, given=given)
+    """Correct when within 1% (relative) of the formula's value, after converting the unit typed to the
+    drill's (:mod:`app.srs.unit_table`: the same float factors the handbook's page uses); a unit of another
+    kind, or one the table does not know, is wrong, with the feedback naming it."""
+    try:
+        value, written = split_number(typed)
+    except AnswerError as exc:
+        raise DrillError(str(exc)) from None
+    expected, drill_unit = answer(params), unit(params)
+    read = unit_table.read(value, written, drill_unit)
+    ok = read.mismatch is None and math.isclose(read.value, expected, rel_tol=TOLERANCE, abs_tol=1e-12)
+    note = None if ok else mismatch_note(read, expected, drill_unit, TOLERANCE)
+    return Graded(correct=ok, expected=expected, given=read.value, note=note)

@@ -46,15 +46,15 @@ def _fmt(value: float) -> str:
     return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
-_KIND_WORDS = {"bytes": ("an amount of data", "数据量"), "bytes/s": ("a bandwidth", "带宽"),
+KIND_WORDS = {"bytes": ("an amount of data", "数据量"), "bytes/s": ("a bandwidth", "带宽"),
                "seconds": ("a time", "时间"), "FLOP": ("a count of operations", "运算量"),
                "FLOP/s": ("a compute rate", "算力"), "": ("not a unit of this answer", "不是这道题的单位")}
 
 
-def _wrong(written: str, value: float, drill_unit: str, converted: float | None, kind: str | None = None
+def wrong_unit(written: str, value: float, drill_unit: str, converted: float | None, kind: str | None = None
            ) -> dict[str, str]:
     if kind is not None:
-        en, zh = _KIND_WORDS.get(kind, _KIND_WORDS[""])
+        en, zh = KIND_WORDS.get(kind, KIND_WORDS[""])
         return {"en": f"you wrote {written} ({en}); the question asks for {drill_unit}",
                 "zh": f"你写的单位是 {written}（{zh}），题目要求的是 {drill_unit}"}
     if converted is not None:
@@ -85,7 +85,7 @@ def _scaled(value: float, written: str) -> tuple[float, str]:
 def _ratio(value: float, written: str, drill_unit: str) -> Typed:
     if written in _RATIO:
         return Typed(value * _RATIO[written] / _RATIO[drill_unit], written, amount=value)
-    return Typed(value, written, _wrong(written, value, drill_unit, None))
+    return Typed(value, written, wrong_unit(written, value, drill_unit, None))
 
 
 def read(typed: str, drill_unit: str) -> Typed:
@@ -100,23 +100,23 @@ def read(typed: str, drill_unit: str) -> Typed:
         scaled, rest = _scaled(value, written)
         if not rest:
             return Typed(scaled / _COUNT_SCALE[drill_unit], written, amount=value)
-        return Typed(value, written, _wrong(written, value, drill_unit, None))
+        return Typed(value, written, wrong_unit(written, value, drill_unit, None))
     if drill_unit in _WORDS:
         scaled, rest = _scaled(value, written)
         if not rest or rest.lower() in _WORDS[drill_unit]:
             return Typed(scaled, written, amount=value)
-        return Typed(value, written, _wrong(written, value, drill_unit, None))
+        return Typed(value, written, wrong_unit(written, value, drill_unit, None))
     return _physical(value, written, drill_unit)
 
 
 def _physical(value: float, written: str, drill_unit: str) -> Typed:
     want, got = units.unit(drill_unit), units.unit(written)
     if want is None:  # a drill unit pint does not know: only that very unit is right
-        return Typed(value, written, _wrong(written, value, drill_unit, None))
+        return Typed(value, written, wrong_unit(written, value, drill_unit, None))
     if got is None:
-        return Typed(value, written, _wrong(written, value, drill_unit, None, kind=""))
+        return Typed(value, written, wrong_unit(written, value, drill_unit, None, kind=""))
     if units.kind(got) != units.kind(want):
-        return Typed(value, written, _wrong(written, value, drill_unit, None, kind=units.kind(got)))
+        return Typed(value, written, wrong_unit(written, value, drill_unit, None, kind=units.kind(got)))
     converted = float(_quantity(value, got).to(want).magnitude)
     return Typed(converted, written, amount=value)
 
@@ -132,7 +132,7 @@ def mismatch_note(t: Typed, expected: float, drill_unit: str, tolerance: float) 
         return t.mismatch
     if not t.unit_written or abs(t.value - expected) <= tolerance * abs(expected):
         return None
-    return _wrong(t.unit_written, t.value if t.amount is None else t.amount, drill_unit, t.value)
+    return wrong_unit(t.unit_written, t.value if t.amount is None else t.amount, drill_unit, t.value)
 
 
-__all__ = ["AnswerError", "Typed", "mismatch_note", "read"]
+__all__ = ["KIND_WORDS", "AnswerError", "Typed", "mismatch_note", "read", "wrong_unit"]

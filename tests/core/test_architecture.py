@@ -3,6 +3,7 @@ scheduling domain importable without the web stack."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -60,3 +61,42 @@ def test_the_scheduling_domain_imports_without_the_web_stack() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          check=True)
     assert out.stdout.strip() == "[] []"
+
+
+def _contract_layers(config: str, name: str) -> list[set[str]]:
+    """A layers contract of ``.importlinter`` as a list of layers, each a set of module names."""
+    section = config.split(f"[importlinter:contract:{name}]", 1)[1].split("\n[", 1)[0]
+    block = section.split("layers =", 1)[1].split("\n", 1)[1]
+    containers = "app." if "containers = app" in section else ""
+    layers = []
+    for line in block.splitlines():
+        if not line.startswith((" ", "\t")) or not line.strip():
+            break
+        layers.append({containers + part.strip() for part in line.split("|")})
+    return layers
+
+
+def _diagram_layers(text: str, package: str) -> list[set[str]]:
+    """The layers a docs diagram draws: each line that starts with a package name; names side by side are
+    split by │, and the description starts after a run of spaces."""
+    layers = []
+    for line in text.splitlines():
+        if line.startswith(f" {package}."):
+            head = re.split(r"\s{3,}", line.strip(), maxsplit=1)[0]
+            layers.append({name.strip() for name in head.split("│")})
+    return layers
+
+
+def test_a_diagram_in_another_order_is_found() -> None:
+    config = "[importlinter:contract:layers]\ncontainers = app\nlayers =\n    cli\n    a | b\n    core\n"
+    drawn = " app.cli      the command\n   │\n app.a │ app.b   two\n app.core   settings\n"
+    assert _diagram_layers(drawn, "app") == _contract_layers(config, "layers")
+    swapped = " app.core   settings\n app.a │ app.b   two\n app.cli      the command\n"
+    assert _diagram_layers(swapped, "app") != _contract_layers(config, "layers")
+
+
+@pytest.mark.parametrize(("contract", "package"), [("layers", "app"), ("verify-layers", "verify")])
+def test_the_architecture_page_draws_the_contract(contract: str, package: str) -> None:
+    config = (ROOT / ".importlinter").read_text(encoding="utf-8")
+    drawn = _diagram_layers((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"), package)
+    assert drawn == _contract_layers(config, contract), "docs/architecture.md's diagram is not .importlinter's order"

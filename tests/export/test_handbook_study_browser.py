@@ -49,6 +49,7 @@ class Learner:
 
     def __init__(self, page: Any) -> None:
         self.page = page
+        self.verdict = ""  # the last typed answer's verdict
 
     def kind(self) -> str:
         self.page.locator("#s-item, #s-done").first.wait_for(state="attached")
@@ -60,6 +61,7 @@ class Learner:
             page.locator("#s-answer").fill(typed or "1")
             page.keyboard.press("Enter")
             page.locator("#s-verdict").wait_for(state="visible")
+            self.verdict = page.locator("#s-verdict").inner_text()
             page.locator("#s-back").wait_for(state="visible")
             page.keyboard.press("Space")  # continue
         else:
@@ -140,8 +142,13 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
         assert "5 review(s) imported" in cli_import.output
 
         # study on, typing a wrong answer this time, then bring the rest home over the API
-        learner.answer(0, typed="123456") if page.locator("#s-typed").is_visible() else learner.answer(RATINGS[5])
-        learner.answer(0, typed="123456") if page.locator("#s-typed").is_visible() else learner.answer(RATINGS[6])
+        # (a drill answered with a prefix slip: the verdict says what 123,456 TB is in the drill's GB)
+        for rating in (RATINGS[5], RATINGS[6]):
+            if page.locator("#s-typed").is_visible():
+                learner.answer(0, typed="123456 TB")
+                assert "123,456 TB" in learner.verdict and "123,456,000 GB" in learner.verdict, learner.verdict
+            else:
+                learner.answer(rating)
         with page.expect_download() as download:
             page.locator("[data-action=export-reviews]").click()
         file_b = tmp_path / "reviews-b.json"

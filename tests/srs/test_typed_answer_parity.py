@@ -1,9 +1,10 @@
 """One table of typed answers (tests/srs/data/typed_answers.json), graded by the server
 (``app.srs.drills.grade``, the function POST /api/review and the handbook import call) and by the handbook's
 page (``templates/study_answers.js`` in Chromium): the same verdict, the same number read, the same message
-for what cannot be graded. Any change to the server's reading of an answer (units, formats) that the page
-does not share fails here, row by row; a few hundred generated strings over the characters both parsers
-treat specially back the table up."""
+for what cannot be graded, the same feedback on a unit (``app/srs/unit_table.py``: both convert with the
+float factors of one table, which the page gets in its data). Any change to the server's reading of an
+answer (units, formats) that the page does not share fails here, row by row; a few hundred generated
+strings over the characters both parsers treat specially back the table up."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sqlalchemy.engine import Engine
 
 from app.deck.sync import sync_cards
 from app.srs import drills
+from app.srs.answers import split_number
 from tests.utils.handbook import open_offline, write_handbook
 from tests.utils.srs_cards import make_card, write_deck
 
@@ -33,12 +35,12 @@ def server(params: dict[str, Any], typed: str) -> dict[str, Any]:
         graded = drills.grade(params, typed)
     except drills.DrillError as exc:
         return {"error": str(exc)}
-    return {"correct": graded.correct, "given": graded.given}
+    return {"correct": graded.correct, "given": graded.given, "note": graded.note}
 
 
-PAGE = """(rows) => rows.map(([expected, typed]) => {
-  const r = proofdeckStudy.grade(expected, typed);
-  return r.error !== undefined ? {error: r.error} : {correct: r.correct, given: r.given};
+PAGE = """(rows) => rows.map(([expected, typed, unit]) => {
+  const r = proofdeckStudy.grade(expected, typed, unit);
+  return r.error !== undefined ? {error: r.error} : {correct: r.correct, given: r.given, note: r.note};
 })"""
 
 
@@ -59,7 +61,7 @@ def page(browser: Any, module_database_url: str, tmp_path_factory: pytest.TempPa
 
 
 def _compare(page: Any, cases: list[tuple[dict[str, Any], str]]) -> list[str]:
-    got = page.evaluate(PAGE, [[drills.answer(params), typed] for params, typed in cases])
+    got = page.evaluate(PAGE, [[drills.answer(params), typed, drills.unit(params)] for params, typed in cases])
     return [f"{params['key']} typed {typed!r}: server {want}, page {js}"
             for (params, typed), js in zip(cases, got, strict=True) for want in [server(params, typed)] if js != want]
 
@@ -74,6 +76,14 @@ def test_the_table_grades_the_same_on_the_server_and_in_the_page(page: Any) -> N
     assert any("reads two ways" in o.get("error", "") for o in outcomes)
     assert any("is not a number" in o.get("error", "") for o in outcomes)
     assert any("not a finite number" in o.get("error", "") for o in outcomes)
+    # and every outcome of a unit: the right amount in another unit (right), a prefix or GiB/GB slip (wrong,
+    # the note says what the amount typed is), another kind of unit or no known unit (wrong, named)
+    other_unit = [(p, t) for (p, t), o in zip(cases, outcomes, strict=True)
+                  if o.get("correct") and split_number(t)[1] not in ("", drills.unit(p))]
+    assert len(other_unit) >= 10
+    notes = [o["note"]["en"] for o in outcomes if o.get("note")]
+    assert any(" is " in n and "GiB" in n for n in notes) and any("(a time)" in n for n in notes)
+    assert any("(not a unit of this answer)" in n for n in notes)
 
 
 def test_generated_answers_grade_the_same(page: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import threading
@@ -117,6 +118,10 @@ def test_a_free_from_before_the_window_does_not_lower_the_peak() -> None:
     assert memory.cpu_peak_bytes(work) == 2_000_000
 
 
+def _allocate_block(box: list[torch.Tensor]) -> None:
+    box.append(torch.empty(4_000, dtype=torch.uint8))
+
+
 def _phantom_of_4000_bytes(attempts: int = 20) -> list[torch.Tensor]:
     """A 1,000-byte tensor at the address of a 4,000-byte block allocated while profiling and freed on
     another thread. Whether malloc hands that address back depends on what the process allocated before
@@ -124,7 +129,7 @@ def _phantom_of_4000_bytes(attempts: int = 20) -> list[torch.Tensor]:
     block, and the test fails only if none of them can be set up."""
     for _ in range(attempts):
         box: list[torch.Tensor] = []
-        memory.cpu_peak_bytes(lambda held=box: held.append(torch.empty(4_000, dtype=torch.uint8)))
+        memory.cpu_peak_bytes(functools.partial(_allocate_block, box))
         address = box[0].data_ptr()
         freer = threading.Thread(target=box.clear)
         freer.start()
