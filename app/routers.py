@@ -20,6 +20,7 @@ from app.api.routes import (
     users,
     verification,
 )
+from app.pages import graph as graph_page
 from app.pages import quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
@@ -42,5 +43,6 @@ def install_api(app: FastAPI) -> None:
 def install_pages(app: FastAPI) -> None:
     """The Jinja2 pages, our stylesheet at ``/static``, and HTML error pages outside ``/api``."""
     app.include_router(pages_router)
+    app.include_router(graph_page.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_pages(app)

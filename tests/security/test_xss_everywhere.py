@@ -151,6 +151,32 @@ def test_card_pages_and_index(site: Site) -> None:
         assert [s for _, s in nonce_scripts(r)] == [s for _, s in own]
 
 
+GRAPH_ELEMENTS = PAGE_ELEMENTS | {
+    element("link", id="__________cytoscape_stylesheet", rel="stylesheet", href="/static/graph.css"),
+    element("form", class_="search graph-tools", id="graph-tools", role="search", hidden="")}
+
+
+def test_graph_page_carries_titles_as_data(site: Site) -> None:
+    """/graph: the hostile titles are in the list as text and in the JSON block as data that parses back to
+    /api/graph; the page runs only its nonce scripts (the toggle, cytoscape, graph.js)."""
+    import json
+
+    r = site.client.get("/graph")
+    assert r.status_code == 200
+    nonce = re.search(r"'nonce-([^']+)'", r.headers["content-security-policy"])
+    assert nonce
+    found, problems = markup_report(r.text, allowed=GRAPH_ELEMENTS)
+    assert problems == [], problems
+    data = [text for attrs, text in found if attrs == {"type": "application/json", "id": "graph-data"}]
+    api = site.client.get("/api/graph").json()
+    assert len(data) == 1 and json.loads(data[0]) == api
+    assert any("<" in n["title"]["zh"] + n["title"]["en"] for n in api["nodes"])  # hostile titles are in it
+    assert "</" not in data[0] and "<" not in data[0]  # tojson escapes: no title can close the block
+    run = [attrs for attrs, _ in found if attrs.get("type") != "application/json"]
+    assert run == [{"nonce": nonce.group(1)},
+                   {"nonce": nonce.group(1), "src": "/static/vendor/cytoscape/cytoscape.min.js"},
+                   {"nonce": nonce.group(1), "src": "/static/graph.js"}], run
+
 SAME_SITE = {"Origin": "http://testserver"}  # what the browser adds to quiz.js's requests
 
 
