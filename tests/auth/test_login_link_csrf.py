@@ -57,6 +57,9 @@ def test_the_button_from_another_site_is_refused(client: TestClient, token: str)
     r = client.post("/login/link", data={"token": token}, headers={"Origin": "https://evil.example"},
                     follow_redirects=False)
     assert r.status_code == 403 and SESSION_COOKIE not in r.cookies
+    r = client.post("/login/link", data={"token": token}, headers={"Sec-Fetch-Site": "cross-site"},
+                    follow_redirects=False)  # no Origin, but the browser says the form was elsewhere
+    assert r.status_code == 403 and SESSION_COOKIE not in r.cookies
     bad = client.post("/login/link", data={"token": "forged"}, headers={"Origin": OURS}, follow_redirects=False)
     assert bad.status_code == 401 and SESSION_COOKIE not in bad.cookies
     assert _me(client) == 401

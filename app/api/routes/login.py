@@ -125,11 +125,15 @@ def login_page(request: Request, session: SessionDep, user: OptionalUser,
 
 
 @router.post("/login/link", response_class=HTMLResponse,
-             responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
+             responses={**REDIRECT, **html_errors(401, 403, 429), **json_errors_on_page(422)})
 def login_link(request: Request, session: SessionDep,
                token: Annotated[str, Form(min_length=1, max_length=200, pattern=NO_NUL)],
                next: Annotated[str, Form()] = "/quiz") -> Response:
-    """The button of the "Sign in as NAME" page (``app.web.csrf`` refuses it from another site)."""
+    """The button of the "Sign in as NAME" page: ``app.web.csrf`` refuses a foreign ``Origin``, and a browser
+    that says the form was on another site (``Sec-Fetch-Site``) is refused here even without one."""
+    if request.headers.get("sec-fetch-site", "same-origin").strip().lower() != "same-origin":
+        return _form(request, error="Cross-site request refused: open the login link again and press the button on "
+                     "this site's own page.", status=403, target=next)
     found = _link_user(request, session, token, next)
     return _start_session(request, found, next, session) if isinstance(found, User) else found
 
