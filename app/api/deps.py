@@ -34,12 +34,19 @@ def review_engine(request: Request) -> ReviewEngine:
 ReviewEngineDep = Annotated[ReviewEngine, Depends(review_engine)]
 
 
-def _credential(request: Request) -> str | None:
+BEARER_KINDS = ("api", "session")
+COOKIE_KINDS = ("session",)
+
+
+def _credential(request: Request) -> tuple[str | None, tuple[str, ...]]:
+    """The token sent and the kinds it may be: ``Authorization: Bearer`` takes an API or session token; the
+    session cookie only a session token (an API token pasted into the cookie would skip the CSRF rules that
+    ``app.web.csrf`` applies to Bearer requests, and would never expire with the session)."""
     header = request.headers.get("authorization", "")
     scheme, _, value = header.partition(" ")
     if scheme.lower() == "bearer" and value.strip():
-        return value.strip()
-    return request.cookies.get(SESSION_COOKIE)
+        return value.strip(), BEARER_KINDS
+    return request.cookies.get(SESSION_COOKIE), COOKIE_KINDS
 
 
 async def optional_user(request: Request) -> User | None:
@@ -47,13 +54,13 @@ async def optional_user(request: Request) -> User | None:
 
     Sign-ins are cached for a few seconds (``app.auth.cache``): a hit costs no query and no thread hop.
     """
-    token = _credential(request)
+    token, kinds = _credential(request)
     if not token:
         return None
     engine = request.app.state.engine
-    found = auth_cache.cached_login(engine, token)
+    found = auth_cache.cached_login(engine, token, kinds)
     if found is auth_cache.MISS:
-        found = await run_in_threadpool(auth_cache.login, engine, token)
+        found = await run_in_threadpool(auth_cache.login, engine, token, kinds)
     if found is None:
         return None
     user: User = found[0]
@@ -65,13 +72,13 @@ async def signed_in(request: Request) -> auth_cache.SignedIn:
 
     A cached sign-in costs a dictionary lookup: no query, no thread hop, no ORM copy.
     """
-    token = _credential(request)
+    token, kinds = _credential(request)
     found: auth_cache.SignedIn | None = None
     if token:
         engine = request.app.state.engine
-        cached = auth_cache.cached_signed_in(engine, token)
+        cached = auth_cache.cached_signed_in(engine, token, kinds)
         if cached is auth_cache.MISS:
-            cached = await run_in_threadpool(auth_cache.signed_in, engine, token)
+            cached = await run_in_threadpool(auth_cache.signed_in, engine, token, kinds)
         found = cached
     if found is None:
         raise _not_signed_in()

@@ -92,19 +92,21 @@ def cached_login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> 
     return MISS if entry is None else _answer(entry, kinds)
 
 
-def cached_signed_in(engine: Engine, token: str) -> Any:
-    """:class:`SignedIn` for a cached ``token`` of any kind (None: no such token), or :data:`MISS`."""
+def cached_signed_in(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> Any:
+    """:class:`SignedIn` for a cached ``token`` of one of ``kinds`` (None: no such token), or :data:`MISS`."""
     entry = _cached(engine, token)
-    return MISS if entry is None else entry[4]
+    if entry is None:
+        return MISS
+    return entry[4] if entry[1] in kinds else None
 
 
-def signed_in(engine: Engine, token: str) -> SignedIn | None:
-    """:class:`SignedIn` behind ``token`` (None when unknown); a miss reads and caches it."""
-    found = cached_signed_in(engine, token)
+def signed_in(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> SignedIn | None:
+    """:class:`SignedIn` behind ``token`` (None when unknown or of another kind); a miss reads and caches it."""
+    found = cached_signed_in(engine, token, kinds)
     if found is not MISS:
         return cast(SignedIn | None, found)
     entry = _load(engine, token)
-    return entry[4] if entry is not None and entry[1] in KINDS else None
+    return entry[4] if entry is not None and entry[1] in kinds else None
 
 
 def login(engine: Engine, token: str, kinds: tuple[str, ...] = KINDS) -> tuple[User, UserSettings | None] | None:

@@ -137,6 +137,8 @@ class World:
             kwargs["json"] = {"username": f"made-by-{role}"}
         elif (row.method, row.path) == ("POST", "/login"):
             kwargs["data"] = {"username": "learner", "password": PASSWORD}
+        elif (row.method, row.path) == ("POST", "/login/link"):
+            kwargs["data"] = {"token": "not-a-login-link"}
         elif (row.method, row.path) == ("POST", "/api/review/regrade"):
             kwargs["json"] = {"log_id": self.log_id, "rating": 3}
         elif (row.method, row.path) == ("POST", "/quiz/held/resume"):

@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 
 from app.auth.users import create_user
 from app.models import ReviewItem, ReviewLog, UserSettings
+from tests.utils.fetch_site import TYPED_URL
 from tests.utils.srs_cards import make_card, small_deck, write_deck
 
 
@@ -190,7 +191,7 @@ def test_first_start_prints_a_login_link_and_it_logs_in(client: TestClient, caps
         with TestClient(app) as c:
             line = [ln for ln in capsys.readouterr().out.splitlines() if "/login?token=" in ln][0]
             link = line.split("Log in at ")[1]
-            r = c.get(link.replace("http://127.0.0.1:8000", ""), follow_redirects=False)
+            r = c.get(link.replace("http://127.0.0.1:8000", ""), follow_redirects=False, headers=TYPED_URL)
             assert r.status_code == 303 and r.headers["location"] == "/quiz"
             assert "proofdeck_session" in r.cookies
             assert c.get("/api/users/me").json()["username"] == "admin"

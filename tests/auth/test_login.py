@@ -19,6 +19,7 @@ from app.core.db import make_engine
 from app.models.card import utcnow
 from app.models.migrate import init_db
 from app.models.user import ApiToken, User
+from tests.utils.fetch_site import TYPED_URL
 from tests.utils.server import uvicorn_server
 
 PASSWORD = "correct horse battery"
@@ -104,8 +105,8 @@ def test_bad_links_never_lock_a_valid_link(client: TestClient, users: dict[str, 
         assert client.get("/login?token=x", follow_redirects=False).status_code == 401
     r = client.get("/login?token=x", follow_redirects=False)  # the same bad link a sixth time
     assert (r.status_code, r.headers["Retry-After"]) == (429, "600")
-    assert client.get(f"/login?token={users['alice']}", follow_redirects=False).status_code == 303
-    assert client.get(f"/login?token={users['bob']}", follow_redirects=False).status_code == 303
+    assert client.get(f"/login?token={users['alice']}", follow_redirects=False, headers=TYPED_URL).status_code == 303
+    assert client.get(f"/login?token={users['bob']}", follow_redirects=False, headers=TYPED_URL).status_code == 303
     assert _login(client, "alice", PASSWORD).status_code == 303  # the password form is another key
     clock.now += 600
     assert client.get("/login?token=x", follow_redirects=False).status_code == 401
@@ -153,7 +154,7 @@ def test_tokens_never_reach_the_server_log(database_url: str, cards_dir: Path, t
     secrets = {"api token": token, "wrong token": "wrong-" + token[6:], "password": PASSWORD}
     with uvicorn_server(database_url, cards_dir, log_level="info", log_file=log) as base:
         with httpx.Client(base_url=base) as http:
-            r = http.get(f"/login?token={token}&next=/quiz/stats")  # login by link → session cookie
+            r = http.get(f"/login?token={token}&next=/quiz/stats", headers=TYPED_URL)  # login by link → session cookie
             assert r.status_code == 303
             secrets["session cookie"] = r.cookies["proofdeck_session"]
             assert http.get("/quiz/stats", follow_redirects=False).status_code == 200

@@ -1,16 +1,18 @@
-"""A user deleted while a long CLI import runs for them (issue 36): a clear error, exit status 1, nothing
-written, no IntegrityError traceback."""
+"""A user deleted while a long import runs for them (issue 36): a clear error (the CLI: exit status 1; the
+API: 409), nothing written, no IntegrityError traceback or 500."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 from typer.testing import CliRunner
 
+import app.api.routes.obsidian as obsidian_routes
 import app.export.obsidian_state as vault_reader
 from app.auth.users import create_user
 from app.cli.main import cli
@@ -18,6 +20,7 @@ from app.deck.sync import sync_cards
 from app.models.tables import STATES
 from app.models.user import User
 from tests.export.conftest import write_cards
+from tests.export.test_obsidian_api import URL, reviewed_vault, tokens
 from tests.export.test_obsidian_roundtrip import edit, export
 from tests.utils.deck import make_deck
 
@@ -46,5 +49,27 @@ def test_a_user_deleted_mid_import_gets_a_clear_error(engine: Engine, database_u
     assert result.exit_code == 1, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert "was deleted while the import ran" in result.output and "IntegrityError" not in result.output
+    with engine.connect() as conn:
+        assert conn.execute(STATES.select()).first() is None
+
+
+def test_the_api_answers_409_for_a_user_deleted_mid_import(export_client: TestClient,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = export_client.app.state.engine  # type: ignore[attr-defined]
+    auth = tokens(export_client)["alice"]
+    notes, _path = reviewed_vault(export_client)
+    real_read = vault_reader.read_vault_notes  # what the route calls
+
+    def read_then_delete(*args: object, **kw: object) -> vault_reader.VaultState:
+        state = real_read(*args, **kw)  # type: ignore[arg-type]
+        with Session(engine) as s:  # the account goes after the request was signed in, before the write
+            s.execute(delete(User).where(User.username == "alice"))  # type: ignore[arg-type]
+            s.commit()
+        return state
+
+    monkeypatch.setattr(obsidian_routes, "read_vault_notes", read_then_delete)
+    r = export_client.post(URL, json={"notes": notes}, headers=auth)
+    assert r.status_code == 409, r.text
+    assert "was deleted while the import ran" in r.json()["detail"]
     with engine.connect() as conn:
         assert conn.execute(STATES.select()).first() is None

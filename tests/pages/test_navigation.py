@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.auth.users import create_user
+from tests.utils.fetch_site import TYPED_URL
 
 pytestmark = pytest.mark.backend_agnostic("the header in Chromium; "
                                           "the session lookup behind it runs on both backends in tests/auth")
@@ -32,7 +33,7 @@ def test_header_links_for_anonymous_and_signed_in(client: TestClient, path: str)
     assert f'href="/login?next={path}"' in nav
     with Session(client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
         _user, token = create_user(s, "nina")
-    assert client.get(f"/login?token={token}", follow_redirects=False).status_code == 303
+    assert client.get(f"/login?token={token}", follow_redirects=False, headers=TYPED_URL).status_code == 303
     nav = _nav(client.get(path).text)
     assert all(link in nav for link in SIGNED_IN_ONLY + FOR_ALL)
     assert "/login" not in nav and ">nina<" in nav

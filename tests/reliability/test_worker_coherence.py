@@ -21,6 +21,7 @@ from app.auth.users import create_user
 from app.core.db import make_engine
 from app.models.migrate import init_db
 from app.review import queue
+from tests.utils.fetch_site import TYPED_URL
 from tests.utils.server import uvicorn_server
 from tests.utils.staleness import seen_within
 
@@ -57,7 +58,7 @@ def test_changes_through_one_process_reach_the_other(database_url: str, cards_di
                      changed_at)
 
         # a web session ended through A (logout): B refuses it
-        login = ca.get(f"/login?token={token}", follow_redirects=False)
+        login = ca.get(f"/login?token={token}", follow_redirects=False, headers=TYPED_URL)
         assert login.status_code == 303, login.text
         session_cookie = {"cookie": "; ".join(f"{k}={v}" for k, v in login.cookies.items())}
         assert cb.get("/api/review/next", headers=session_cookie).status_code == 200  # B caches it

@@ -59,6 +59,7 @@ class Site:
             ("POST", "/api/review/import/obsidian"): {"json": {"notes": {}}},
             ("POST", "/api/review/import/handbook"): {"json": self.handbook_file()},
             ("POST", "/login"): {"data": {"username": "boss", "password": PASSWORD}},
+            ("POST", "/login/link"): {"data": {"token": self.bearer}},  # the "Sign in as NAME" button
             ("POST", "/quiz/settings"): {"data": {"desired_retention": "0.85", "new_per_day": "9",
                                                   "language": "zh", "reviews_per_day": "150"}},
             ("POST", "/api/review/undo"): {"json": {"idempotency_key": f"undo-{self.victims}"}},

@@ -26,6 +26,7 @@ from app.cards.schema import CardDoc
 from app.export.tex import unsafe_tex
 from tests.utils.cards import make_card, write_cards
 from tests.utils.db import fresh_database_url
+from tests.utils.fetch_site import TYPED_URL
 from tests.utils.html import element, markup_report, script_url
 from tests.utils.xss import PAYLOADS, hostile_card, hostile_report
 
@@ -79,7 +80,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
                 user, token = create_user(s, "tess")
                 user_id = user.id
             assert user_id is not None
-            assert client.get(f"/login?token={token}").url.path == "/quiz"
+            assert client.get(f"/login?token={token}", headers=TYPED_URL).url.path == "/quiz"
             yield Site(client, docs, user_id, token)
         app.state.engine.dispose()
 
@@ -381,7 +382,8 @@ def test_login_next_never_leaves_the_site(site: Site, target: str) -> None:
     assert_inert(page.text, "login", allowed=PAGE_ELEMENTS | {
         element("form", method="post", action="/login", class_="stack")})
     assert 'href="/quiz"' in page.text and 'name="next" value="/quiz"' in page.text
-    r = site.client.get("/login", params={"token": site.token, "next": target}, follow_redirects=False)
+    r = site.client.get("/login", params={"token": site.token, "next": target}, follow_redirects=False,
+                        headers=TYPED_URL)
     assert r.headers["location"] == "/quiz"
 
 

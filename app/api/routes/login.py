@@ -1,5 +1,8 @@
 """Web login: a token link (``/login?token=...``, as printed at first start) or username + password.
 
+A link opened from another site only shows "Sign in as NAME" with a button (a same-origin POST to
+``/login/link``): another site cannot sign a visitor into the attacker's account (login CSRF).
+
 Either way the browser gets a fresh session token in an HttpOnly, SameSite=Lax cookie; the database
 keeps only its hash. Sessions end on the server (``app.auth.sessions``); ``POST /logout/everywhere``
 ends all of a user's sessions. Tokens never reach the logs (``app.main`` redacts ``token=`` in access
@@ -77,23 +80,62 @@ def _locked(request: Request, wait: int | None, target: str) -> HTMLResponse | N
     return _form(request, error=message, status=429, target=target, headers={"Retry-After": str(wait)})
 
 
+DIRECT = frozenset({"none", "same-origin"})  # Sec-Fetch-Site of a typed/pasted URL, or a click on our own page
+
+
+def _link_user(request: Request, session: Session, token: str, target: str) -> User | Response:
+    """The user a login link names, or the 401 (429 while locked out) page for a bad one."""
+    found = user_for_token(session, token, kinds=("api",))  # a valid link always works
+    if found is not None:
+        return found
+    limiter = _limiter(request)
+    if (locked := _locked(request, limiter.link_wait(session, token), target)) is not None:
+        return locked
+    session.close()  # no pooled connection held while waiting for the write lock
+    limiter.failed(request.app.state.engine, LINK, token, _address(request))
+    return _form(request, error="This login link is not valid (unknown or revoked token). "
+                 "Ask an admin for a new one, or sign in with a password.", status=401, target=target)
+
+
+def _confirm(request: Request, user: User, token: str, target: str) -> HTMLResponse:
+    """"Sign in as NAME": a link opened from another site (or by a client that does not say) signs in
+    nobody until the button, a same-origin POST, is pressed (no login CSRF through the link)."""
+    return templates.TemplateResponse(request, "login_confirm.html",
+                                      {"name": user.username, "token": token, "next": _safe_next(target)},
+                                      headers={**page_headers(), "Cache-Control": "no-store"})
+
+
 @router.get("/login", response_class=HTMLResponse,
             responses={**REDIRECT, **html_errors(401, 429), **json_errors_on_page(422)})
 def login_page(request: Request, session: SessionDep, user: OptionalUser,
                token: Annotated[str | None, Query(pattern=NO_NUL)] = None,
                next: Annotated[str | None, Query(pattern=NO_NUL)] = None) -> Response:
+    """The password form; with ``token`` a login link: it signs in at once when the browser says the URL was
+    typed, pasted or clicked on our own pages (``Sec-Fetch-Site: none`` / ``same-origin``), else it shows a
+    "Sign in as NAME" page whose button posts to ``/login/link``."""
+    target = next or "/quiz"
     if token is not None:
-        found = user_for_token(session, token, kinds=("api",))  # a valid link always works
-        if found is None:
-            limiter = _limiter(request)
-            if (locked := _locked(request, limiter.link_wait(session, token), next or "/quiz")) is not None:
-                return locked
-            session.close()  # no pooled connection held while waiting for the write lock
-            limiter.failed(request.app.state.engine, LINK, token, _address(request))
-            return _form(request, error="This login link is not valid (unknown or revoked token). "
-                         "Ask an admin for a new one, or sign in with a password.", status=401, target=next or "/quiz")
-        return _start_session(request, found, next or "/quiz", session)
-    return _form(request, target=next or "/quiz", user=user)
+        found = _link_user(request, session, token, target)
+        if not isinstance(found, User):
+            return found
+        if request.headers.get("sec-fetch-site", "").strip().lower() not in DIRECT:
+            return _confirm(request, found, token, target)
+        return _start_session(request, found, target, session)
+    return _form(request, target=target, user=user)
+
+
+@router.post("/login/link", response_class=HTMLResponse,
+             responses={**REDIRECT, **html_errors(401, 403, 429), **json_errors_on_page(422)})
+def login_link(request: Request, session: SessionDep,
+               token: Annotated[str, Form(min_length=1, max_length=200, pattern=NO_NUL)],
+               next: Annotated[str, Form()] = "/quiz") -> Response:
+    """The button of the "Sign in as NAME" page: ``app.web.csrf`` refuses a foreign ``Origin``, and a browser
+    that says the form was on another site (``Sec-Fetch-Site``) is refused here even without one."""
+    if request.headers.get("sec-fetch-site", "same-origin").strip().lower() != "same-origin":
+        return _form(request, error="Cross-site request refused: open the login link again and press the button on "
+                     "this site's own page.", status=403, target=next)
+    found = _link_user(request, session, token, next)
+    return _start_session(request, found, next, session) if isinstance(found, User) else found
 
 
 @router.post("/login", response_class=HTMLResponse,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -16,7 +16,7 @@ from app.api.errors import errors
 from app.export.deck import load_docs, load_verdicts
 from app.export.obsidian import vault_files, vault_zip
 from app.export.obsidian_state import MAX_NOTE_BYTES, read_vault_notes
-from app.review.obsidian_import import import_reviews
+from app.review.obsidian_import import UserGone, import_reviews
 
 router = APIRouter(prefix="/api", tags=["obsidian"])
 MAX_NOTES = 20_000
@@ -45,7 +45,7 @@ def obsidian_zip_merged(body: VaultNotes, session: SessionDep) -> Response:
                              "X-Content-Type-Options": "nosniff", "X-Proofdeck-Skipped": str(len(vault.problems))})
 
 
-@router.post("/review/import/obsidian", responses=errors(400, 401, 422))
+@router.post("/review/import/obsidian", responses=errors(400, 401, 409, 422))
 async def import_obsidian_reviews(body: VaultNotes, user: CurrentUser, request: Request) -> dict[str, Any]:
     """Reviews done in Obsidian into your own review state (never anyone else's): each scheduling comment
     of an exported follow-up becomes your FSRS state of that item unless yours on the server is as new or
@@ -53,5 +53,8 @@ async def import_obsidian_reviews(body: VaultNotes, user: CurrentUser, request: 
     message) for the comments skipped. Sending the same notes again changes nothing."""
     vault = read_vault_notes(body.notes)
     assert user.id is not None
-    report = await run_in_threadpool(import_reviews, request.app.state.engine, user.id, vault)
+    try:
+        report = await run_in_threadpool(import_reviews, request.app.state.engine, user.id, vault)
+    except UserGone as exc:  # the account was deleted while the import ran: nothing was written
+        raise HTTPException(409, detail=str(exc)) from exc
     return {"user": user.username, "notes": len(vault.notes), **report.as_json()}
