@@ -5,7 +5,8 @@
 Ledger formulas: ``verify.known.formulas`` sharded_checkpoint and checkpoint_interval (Young, Daly, the exact
 waste). Measured by a DCP save of FSDP2 on 2 Gloo ranks (``verify.measure.experiments.dcp_checkpoint``, through
 the LLM probe: file bytes, a round trip) and simulated (seeded) by ``verify.measure.sim.failures``, which
-re-runs at a claim's own (τ, δ, μ).
+re-runs at a claim's own (τ, δ, μ); Young's and Daly's intervals by a search over τ of that simulator
+(``verify.measure.sim.interval_search``: the band of τ within 1 % of the least simulated waste).
 """
 
 from __future__ import annotations
