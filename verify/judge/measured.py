@@ -60,6 +60,7 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
     for cfg in configurations(parsed, evidence):
         values: dict[sp.Symbol, Any] = {SYMBOLS[k]: v for k, v in cfg.values.items()}
         meas: dict[sp.Symbol, sp.Expr] = {}
+        own_tol: dict[sp.Symbol, sp.Expr] = {}  # each quantity's tolerance at its own values (fixed ones included)
         row: dict[str, Any] = {"config": cfg.label, "quantities": {}}
         run_symbols: dict[str, Any] = {}
         try:
@@ -84,7 +85,8 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 if led is not None:
                     lv = led.subs(at)
                     entry["ledger"] = fmt(lv)
-                    if not _same(value, lv, sp.sympify(q.tolerance).subs(at)):
+                    own_tol[sym] = sp.sympify(q.tolerance).subs(at)
+                    if not _same(value, lv, own_tol[sym]):
                         bad.append(f"{cfg.label}: {atom.label()} measured {fmt(value)}, ledger {fmt(lv)}")
                 row["quantities"][atom.label()] = entry
         except LookupError as e:
@@ -101,15 +103,31 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
             lhs = sp.sympify(rel.lhs).xreplace(meas).subs(env).doit()
             rhs = sp.sympify(rel.rhs).xreplace(meas).subs(env).doit()
             # a measurement's own tolerance (profiler peaks: ± ½ unit) carries into the relation it is in
-            tol = max([rel.tol, *(sp.sympify(QUANTITIES[parsed.atoms[x].quantity].tolerance).subs(env)
-                                  for x in sp.sympify(rel.lhs - rel.rhs).free_symbols if x in parsed.atoms)])
+            gap = sp.sympify(rel.lhs - rel.rhs)
+            inside = {x: QUANTITIES[parsed.atoms[x].quantity] for x in gap.free_symbols if x in parsed.atoms}
+            tol = max([rel.tol, *(_carried(gap, x, q, own_tol, meas, env) for x, q in inside.items())])
             op = "≈" if rel.op == "==" and tol else rel.op
             ok = holds(op, lhs, rhs, tol)
-            sides.append({"value": fmt(lhs), "claimed": fmt(rhs), "op": rel.op, "holds": ok})
+            side = {"value": fmt(lhs), "claimed": fmt(rhs), "op": rel.op, "holds": ok}
+            says = [q.tolerance_says for q in inside.values() if q.tolerance_says]
+            if says:  # a tolerance that is itself a finding (a simulated band) is stated with the verdict
+                side["within"] = f"± {fmt(tol)}: {says[0]}"
+            sides.append(side)
             all_hold = all_hold and bool(ok)
         row["relations"], row["holds"] = sides, all_hold
         rows.append(row)
     return rows, bad
+
+
+def _carried(gap: sp.Expr, atom: sp.Symbol, q: Any, own_tol: dict[sp.Symbol, sp.Expr],
+             meas: dict[sp.Symbol, sp.Expr], env: dict[sp.Symbol, Any]) -> sp.Expr:
+    """A quantity's tolerance in the units of the relation it is in. A tolerance the run found (a simulated band,
+    ``tolerance_says``) is taken at that atom's own values and scaled by how much the relation moves with it
+    (young_interval(δ=30)/60 moves by 1/60 of a second's band); a fixed one carries as it is."""
+    if not q.tolerance_says or atom not in own_tol:
+        return sp.sympify(q.tolerance).subs(env)
+    slope = sp.diff(gap, atom).xreplace(meas).subs(env).doit()
+    return abs(slope) * own_tol[atom]
 
 
 def method_of(parsed: Parsed, rows: list[dict[str, Any]]) -> str:

@@ -122,10 +122,14 @@ def _decide(sym: Outcome | None, rows: list[dict[str, Any]], bad: list[str]) -> 
 _WORDS = {"confirmed": ("holds for every admissible value of the ledger", "按公式对所有取值成立")}
 
 
+def _relation(r: dict[str, Any]) -> str:
+    within = f", {r['within']}" if "within" in r else ""  # a tolerance the run found, stated with its meaning
+    return f"{r['value']} (claimed {r['op']} {r['claimed']}{within})"
+
+
 def _as_verdict(claim: Claim, out: Outcome, rows: list[dict[str, Any]], method: str, sym_verdict: str,
                 bad: list[str]) -> Verdict:
-    measured_en = "; ".join(f"{row['config']}: " + ", ".join(f"{r['value']} (claimed {r['op']} {r['claimed']})"
-                                                             for r in row["relations"])
+    measured_en = "; ".join(f"{row['config']}: " + ", ".join(_relation(r) for r in row["relations"])
                             for row in rows if "relations" in row)
     cex = out.counterexample
     words = {**_WORDS, "conditional": (f"holds {out.condition}", f"仅在条件下成立：{out.condition}"),

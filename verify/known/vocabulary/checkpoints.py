@@ -5,7 +5,8 @@
 Ledger formulas: ``verify.known.formulas`` sharded_checkpoint and checkpoint_interval (Young, Daly, the exact
 waste). Measured by a DCP save of FSDP2 on 2 Gloo ranks (``verify.measure.experiments.dcp_checkpoint``, through
 the LLM probe: file bytes, a round trip) and simulated (seeded) by ``verify.measure.sim.failures``, which
-re-runs at a claim's own (τ, δ, μ).
+re-runs at a claim's own (τ, δ, μ); Young's interval by a search over τ of that simulator
+(``verify.measure.sim.interval_search``: the band of τ within 1 % of the least simulated waste).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sympy as sp
 
 from verify.known.formulas import checkpoint_interval as ci
 from verify.known.formulas import sharded_checkpoint as sc
-from verify.known.vocabulary.readers import on_llm_probe, simulated
+from verify.known.vocabulary.readers import exact, on_llm_probe, simulated
 from verify.known.vocabulary.records import Config, Family, Quantity, SymbolSpec, symbols
 from verify.known.vocabulary.zero import N, Psi
 
@@ -25,8 +26,10 @@ SYMBOLS = (
     SymbolSpec("mu", "μ, mean time between failures of the whole job (s)", integer=False, grows=True),
     SymbolSpec("tau", "τ, compute time between two checkpoints (s)", integer=False),
     SymbolSpec("W", "storage write bandwidth per rank (bytes/s)", integer=False),
+    SymbolSpec("tau_band", "half the width of the band of τ whose simulated waste is within 1 % of the minimum (s)",
+               integer=False),
 )
-delta, mu, tau, W = symbols(*SYMBOLS)
+delta, mu, tau, W, tau_band = symbols(*SYMBOLS)
 
 ARGS: dict[str, tuple[str, ...]] = {"ckpt": tuple(sc.BYTES_PER_PARAM)}  # resumable 12, with_weights16 14, weights16 2
 
@@ -51,6 +54,20 @@ def _fail_read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
     return run(tau=float(at["tau"]), delta=float(at["delta"]), mu=float(at["mu"])).waste
 
 
+def _best_interval(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """The centre of the simulated optimal band of τ at the configuration's (δ, μ), its half width as ``tau_band``
+    (the tolerance): an interval formula agrees exactly when its τ lies in the band."""
+    from verify.measure.sim.interval_search import best_interval
+
+    if not {"delta", "mu"} <= set(cfg.values):
+        return None
+    band = best_interval(float(cfg.values["delta"]), float(cfg.values["mu"]))
+    return exact(round(band.centre, 1)), {**cfg.values, "tau_band": exact(round(band.half_width, 1))}
+
+
+_BAND_SAYS = "the band of τ whose simulated waste is within 1 % of the least"
+
+
 def _data_files(ranks: list[dict[str, Any]]) -> list[int]:
     return [b_ for f, b_ in ranks[0]["dcp"]["files"].items() if f.endswith(".distcp")]
 
@@ -69,8 +86,13 @@ QUANTITIES = (
              tolerance=sp.Rational(1, 200)),
     Quantity("first_order_waste", (), "fraction", "calculated", "the first-order waste δ/τ + τ/(2μ)",
              lambda: ci.first_order_waste(tau=tau, delta=delta, mu=mu)),
-    Quantity("young_interval", (), "s", "calculated", "Young's interval √(2δμ)",
-             lambda: ci.young_interval(delta=delta, mu=mu, sqrt=sp.sqrt)),
+    # measured: the centre of the band of τ whose simulated waste is within 1 % of the minimum found by search
+    # (verify.measure.sim.interval_search), ± its half width
+    Quantity("young_interval", (), "s", "simulated", "Young's interval √(2δμ); simulated: the band of τ within 1 % of "
+             "the least simulated waste, searched over τ", lambda: ci.young_interval(delta=delta, mu=mu, sqrt=sp.sqrt),
+             "failures", _best_interval, tolerance=tau_band, tolerance_says=_BAND_SAYS),
+    # Daly's interval stays calculated: its one claim (daly-example) also names first_order_waste, which no
+    # simulator measures, so a band reader here would judge nothing (tests/verify/test_mutations.py requires that)
     Quantity("daly_interval", (), "s", "calculated", "Daly's higher-order interval √(2δμ)(1 + ⅓√(δ/2μ) + δ/(18μ)) − δ",
              lambda: ci.daly_interval(delta=delta, mu=mu, sqrt=sp.sqrt)),
     Quantity("cluster_mtbf", (), "s", "calculated", "MTBF of N independent nodes of MTBF μ: μ/N",

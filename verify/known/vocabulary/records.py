@@ -83,6 +83,8 @@ class Quantity:
     measure: Measure | None = None
     # a measurement within this of the ledger agrees (profiler peaks, socket headers); may name symbols (M / 100)
     tolerance: sp.Expr = sp.Integer(0)
+    # what the tolerance is, shown after it in a verdict's reason ("τ in the band within 1 % of the least waste")
+    tolerance_says: str = ""
     # proportional to Ψ: a run's value is rescaled from its Ψ_pad to the model's Ψ before the assertion is
     # evaluated (so stages with different padding compare); the ledger check uses the raw value and Ψ_pad
     per_psi: bool = False
