@@ -12,7 +12,10 @@ card asks for its few units hundreds of times.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
 DEFINITIONS = """
@@ -51,11 +54,20 @@ DECIMAL = ("kilobyte", "megabyte", "gigabyte", "terabyte", "petabyte")
 BINARY = ("kibibyte", "mebibyte", "gibibyte", "tebibyte", "pebibyte")
 
 
+def _cache_folder(pint_file: str) -> Path:
+    """pint's parsed-definitions cache, one folder per pint installation. pint's own ":auto:" folder is shared
+    by every environment: an entry written by a virtual environment since deleted names that environment's
+    imported files (``constants_en.txt``) and every later registry fails reading them."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    installation = hashlib.sha256(str(Path(pint_file).resolve().parent).encode()).hexdigest()[:16]
+    return base / "proofdeck" / "pint" / installation
+
+
 @cache
 def registry() -> Any:
     import pint
 
-    reg: Any = pint.UnitRegistry(cache_folder=":auto:")
+    reg: Any = pint.UnitRegistry(cache_folder=_cache_folder(pint.__file__))
     reg.load_definitions(DEFINITIONS.strip().splitlines())
     return reg
 
