@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.utils.fetch_site import TYPED_URL
 from tests.utils.server import ROOT, free_port
 
 
@@ -54,7 +55,7 @@ def test_serve_prints_a_working_login_link_for_its_port(database_url: str, cards
                 assert time.monotonic() < deadline
                 time.sleep(0.2)
         with httpx.Client() as client:
-            r = client.get(url, follow_redirects=False)
+            r = client.get(url, follow_redirects=False, headers=TYPED_URL)  # the link pasted into a browser
             assert r.status_code == 303 and r.headers["location"].endswith("/quiz")
             quiz = client.get(f"http://127.0.0.1:{port}/quiz")
             assert quiz.status_code == 200 and "Quiz" in quiz.text
