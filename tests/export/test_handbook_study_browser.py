@@ -105,7 +105,8 @@ def test_study_offline_then_bring_the_reviews_home(browser: Any, live_server: st
     context, page, refused = open_offline(browser, handbook, viewport=PHONE)
     try:
         page.locator("a[data-action=study]").click()  # the Study button opens #study
-        assert page.url.endswith("#study") and page.locator("#study").is_visible()
+        page.locator("#study").wait_for(state="visible", timeout=30_000)  # shown by the hashchange handler
+        assert page.url.endswith("#study")
         assert page.locator(".s-who b").inner_text() == "ada"
         learner = Learner(page)
         kinds = [learner.answer(RATINGS[0]), learner.answer(RATINGS[1]), learner.answer(RATINGS[2])]
