@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from app.auth.users import create_user
+from tests.utils.accounts import new_user_token
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = 390
@@ -44,16 +44,7 @@ def _widest(page: Any) -> str:
 
 
 def test_card_quiz_and_stats_pages_fit_390px(live_server: str, database_url: str, browser: Any) -> None:
-    from sqlmodel import Session
-
-    from app.core.db import make_engine
-
-    engine = make_engine(database_url)
-    try:
-        with Session(engine) as s, s.begin():
-            _user, token = create_user(s, "phone")
-    finally:
-        engine.dispose()
+    token = new_user_token(database_url, "phone")
     slugs = sorted(p.stem for p in (ROOT / "cards").glob("*.md") if p.stem != "README")
     assert len(slugs) >= 20
     context = browser.new_context(viewport={"width": PHONE, "height": 844})

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlmodel import Session
 
-from app.auth.users import create_user
+from tests.utils.accounts import new_user_token
 
 
 @pytest.mark.browser
@@ -17,7 +16,6 @@ from app.auth.users import create_user
 def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_url: str, page: Any) -> None:
     from playwright.sync_api import expect
 
-    from app.core.db import make_engine
 
     page.goto(f"{live_server}/")
     page.fill("#q", "为什么ZeRO-3通信量更大")
@@ -29,12 +27,7 @@ def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_
     marks = first.locator(".snippet mark")
     assert marks.count() >= 1 and any(t in marks.first.inner_text() for t in ("ZeRO", "通信"))
 
-    engine = make_engine(database_url)
-    try:
-        with Session(engine) as s, s.begin():
-            _user, token = create_user(s, "paula")
-    finally:
-        engine.dispose()
+    token = new_user_token(database_url, "paula")
     page.goto(f"{live_server}/login?token={token}")
     assert page.url == f"{live_server}/quiz"
     page.wait_for_load_state("networkidle")  # quiz.js has fetched and shown its item (it may move the focus)
