@@ -9,7 +9,8 @@ two formulas over the same symbols that differ (sympy), one of them is a typo: t
 often is a ``contradiction`` naming the other; on a tie the display formula (``$$…$$``) is the card's own
 statement of the quantity, and the other is flagged. A one-letter name (``t``, ``M``) is left alone: cards reuse
 those for many quantities (``t = S/B`` beside ``t ≈ α + S/B``). Formulas over different symbols are two
-quantities (per GPU and in all), never compared; a pitfall states a mistaken formula on purpose and is skipped.
+quantities (per GPU and in all), never compared; a pitfall states a mistaken formula on purpose before its ⟹
+(that part is skipped) and the right one after it.
 
 Unlike the other readers these formulas may use any letters (``n``, ``m``, ``algbw``): the name ties them
 together, no vocabulary is needed. What it cannot see: a wrong formula written without a name, a name written
@@ -177,8 +178,8 @@ def _same(a: sp.Expr, b: sp.Expr) -> bool:
 def check_units(units: list[Unit], taken: int = 1000) -> list[tuple[Statement, Finding]]:
     """The formulas of one language's ``units`` that contradict the same name's other formula, each as a new
     statement (numbered from ``taken`` in its unit) with its finding."""
-    found = [(u, d) for u in units if u.section != "pitfalls"
-             for d in definitions(u.text, u.kind == "math")]
+    found = [(u, d) for u in units for d in definitions(u.text, u.kind == "math")
+             if u.section != "pitfalls" or d.start > u.text.find("⟹") >= 0]  # a pitfall's mistake, not its fix
     by_name: dict[str, list[tuple[Unit, Definition]]] = {}
     for u, d in found:
         by_name.setdefault(d.name, []).append((u, d))
