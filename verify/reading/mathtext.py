@@ -275,7 +275,8 @@ def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
                                   _cut_before(text, toks, run[0], symbols))
         while run and run[0].kind in ("rel", "op") and run[0].text not in "(-−":
             run = run[1:]
-        cut_right = bool(run) and (run[-1].kind == "op" and run[-1].text != ")" or _cut_after(text, toks, run[-1], symbols))
+        cut_right = bool(run) and (run[-1].kind == "op" and run[-1].text != ")" or
+                                   _cut_after(text, toks, run[-1], symbols))
         while run and (run[-1].kind in ("rel", "op") and run[-1].text != ")"):
             run = run[:-1]
         if not run:
