@@ -34,7 +34,7 @@ def sync(_admin: AdminUser, request: Request) -> SyncResult:
     except SyncError as exc:
         raise HTTPException(422, detail=[str(e) for e in exc.errors]) from None
 
-    from app.srs.items import refresh_stale_items
+    from app.items.items import refresh_stale_items
 
     with new_session(request.app.state.engine) as session, session.begin():
         refresh_stale_items(session)

@@ -1,7 +1,7 @@
 """Reviews done in the handbook's study mode into the signed-in user's review log (never anyone else's).
 
 The body is the file the handbook's "Export reviews" button downloaded, as it is: one reader of that
-format (``app.srs.handbook_reviews``) serves this route and ``proofdeck import handbook-reviews``; the
+format (``app.items.handbook_reviews``) serves this route and ``proofdeck import handbook-reviews``; the
 schema below documents it for clients.
 """
 
@@ -14,8 +14,8 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.api.deps import CurrentUser, ReviewEngineDep
 from app.api.errors import errors
+from app.items.handbook_reviews import FORMAT, MAX_REVIEWS, MAX_TYPED, VERSION, ReviewsFileError, read_reviews_file
 from app.review.handbook_import import ForeignFile, import_handbook_reviews
-from app.srs.handbook_reviews import FORMAT, MAX_REVIEWS, MAX_TYPED, VERSION, ReviewsFileError, read_reviews_file
 
 router = APIRouter(prefix="/api/review/import", tags=["handbook"])
 MAX_BODY = 40 * 1024 * 1024  # bytes: MAX_REVIEWS reviews of a few hundred bytes each
