@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-import app.api.routes.obsidian as obsidian_routes
+import app.api.routes.review.imports as obsidian_routes
 import app.export.obsidian_state as vault_reader
 from app.auth.users import create_user
 from app.cli.main import cli
