@@ -46,7 +46,7 @@ from app.review.engine import ReviewEngine  # noqa: E402
 from app.review.grading import Answer, grade_batch  # noqa: E402
 from app.review.handbook_import import import_handbook_reviews  # noqa: E402
 from app.review.study_snapshot import handbook_study  # noqa: E402
-from tests.utils.deck import make_deck  # noqa: E402
+from harness.deck import make_deck  # noqa: E402
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 

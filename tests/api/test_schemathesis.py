@@ -30,7 +30,7 @@ from sqlmodel import Session
 
 from app.auth.users import create_user
 from app.models.migrate import init_db
-from tests.utils.db import backend_name
+from harness.db import backend_name
 
 ROOT = Path(__file__).resolve().parents[2]
 # Per operation, per mode, per role. Fewer on PostgreSQL: the handlers, validation and serialisation are the

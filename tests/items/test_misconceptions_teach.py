@@ -29,7 +29,7 @@ from app.models.migrate import init_db
 from app.models.review import ReviewItem
 from app.verification.learnable import condition_segments
 from app.verification.store import one_card_verdicts
-from tests.utils.db import fill_with_schema, fresh_database_url
+from harness.db import fill_with_schema, fresh_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 READING_PHRASES = ("under the reading", "按此理解", "reading:")
