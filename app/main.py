@@ -67,7 +67,7 @@ def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] |
     (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
 
     from app.auth.users import ensure_first_admin
-    from app.srs.items import refresh_stale_items
+    from app.items.items import refresh_stale_items
 
     with new_session(engine) as session, session.begin():
         refresh_stale_items(session)

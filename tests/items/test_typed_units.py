@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from app.srs import drills, typed_quantity
+from app.items import drills, typed_quantity
 
 TOL = drills.TOLERANCE
 

@@ -17,10 +17,10 @@ from app.cards.schema import LangText
 from app.core.config import settings
 from app.deck.sync import sync_cards
 from app.deck.verdicts import load_bundled, store_verdicts
+from app.items.items import BACK_LIMIT, faces, pitfall_pairs, visible_length, visible_text
+from app.items.misconceptions import misconception_faces
 from app.models.card import Card
 from app.models.review import ReviewItem
-from app.srs.items import BACK_LIMIT, faces, pitfall_pairs, visible_length, visible_text
-from app.srs.misconceptions import misconception_faces
 from app.verification.store import one_card_verdicts
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,16 +6,16 @@ Refuted: "对还是错，为什么？ <quoted zh>" → "错：<the correction wi
 conditional: "When does this hold? <quoted en>" → "<the derived condition>; N = 2: 1.6×, N = 4: 2.29×".
 The words come from the claim's quoted text and the numbers from its *stored* verdict (read when the item
 is shown), so a new ``proofdeck verify`` run updates them. Which claims get one is decided at sync and
-after a report is stored (``app.srs.items.item_specs``).
+after a report is stored (``app.items.items.item_specs``).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from app.items.items import Face, Marks
 from app.render.markdown import render_markdown
 from app.render.marks import Mark
-from app.srs.items import Face, Marks
 from app.verification.learnable import drill_kind, drill_note
 from app.verification.present import marks_for
 from app.verification.store import CardVerdicts

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeGuard
 
-from app.srs.item_ids import parse_item_name
+from app.items.item_ids import parse_item_name
 from app.srs.scheduler import as_utc
 
 FORMAT = "proofdeck-handbook-reviews"

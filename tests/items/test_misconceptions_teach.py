@@ -22,14 +22,14 @@ from app.core.db import make_engine
 from app.deck.sync import sync_cards
 from app.deck.verdicts import load_bundled
 from app.export.anki import card_notes
+from app.items.items import visible_text
+from app.items.misconceptions import misconception_faces
 from app.models.card import Card
 from app.models.migrate import init_db
 from app.models.review import ReviewItem
-from app.srs.items import visible_text
-from app.srs.misconceptions import misconception_faces
 from app.verification.learnable import condition_segments
 from app.verification.store import one_card_verdicts
-from tests.utils.db import fill_with_schema, fresh_database_url
+from harness.db import fill_with_schema, fresh_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 READING_PHRASES = ("under the reading", "按此理解", "reading:")

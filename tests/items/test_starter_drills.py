@@ -9,9 +9,9 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from app.auth.users import create_user
+from app.items import drills
 from app.models import Card, ReviewItem
 from app.review.service import item_view
-from app.srs import drills
 from verify.known import drills as formula_drills
 
 

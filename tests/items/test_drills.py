@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from app.srs import drills
+from app.items import drills
 from verify.known import ledger
 
 

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from app.srs import unit_table
-from app.srs.answers import AnswerError, parse_number, split_number
-from app.srs.typed_quantity import mismatch_note
+from app.items import unit_table
+from app.items.answers import AnswerError, parse_number, split_number
+from app.items.typed_quantity import mismatch_note
 from verify.known import drills as formula_drills
 from verify.known import ledger
 from verify.known.drills import Worked, tex_number
@@ -133,7 +133,7 @@ def question(params: dict[str, Any]) -> dict[str, str]:
 
 
 # model-state bytes (K = 12 bytes of optimizer state per parameter) and ring bytes sent, per GPU, over Ψ and N;
-# tests/srs/test_worked_solutions.py parses each back and checks it against verify.known.ledger
+# tests/items/test_worked_solutions.py parses each back and checks it against verify.known.ledger
 _MEMORY_TEX = {
     "ddp": r"2\cdot\Psi + 2\cdot\Psi + K\cdot\Psi",
     "zero1": r"2\cdot\Psi + 2\cdot\Psi + \frac{K\cdot\Psi}{N}",
@@ -215,7 +215,7 @@ def solution(params: dict[str, Any]) -> dict[str, str]:
 
 
 def parse_answer(typed: str) -> float:
-    """The typed number (``app/srs/answers.py``: decimal commas, Chinese forms; asks when it reads two ways)."""
+    """The typed number (``app/items/answers.py``: decimal commas, Chinese forms; asks when it reads two ways)."""
     try:
         return parse_number(typed)
     except AnswerError as exc:
@@ -224,7 +224,7 @@ def parse_answer(typed: str) -> float:
 
 def grade(params: dict[str, Any], typed: str) -> Graded:
     """Correct when within 1% (relative) of the formula's value, after converting the unit typed to the
-    drill's (:mod:`app.srs.unit_table`: the same float factors the handbook's page uses); a unit of another
+    drill's (:mod:`app.items.unit_table`: the same float factors the handbook's page uses); a unit of another
     kind, or one the table does not know, is wrong, with the feedback naming it."""
     try:
         value, written = split_number(typed)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.srs import drills
-from app.srs.answers import AnswerError, parse_number
+from app.items import drills
+from app.items.answers import AnswerError, parse_number
 
 
 @pytest.mark.parametrize(("typed", "value"), [

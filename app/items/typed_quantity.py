@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from app.srs.answers import AnswerError, split_number
+from app.items.answers import AnswerError, split_number
 from verify.reading import units
 from verify.reading.numerals import chinese
 

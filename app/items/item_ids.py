@@ -18,8 +18,8 @@ import re
 from typing import Any
 
 from app.cards.schema import CardDoc
-from app.srs import drills
-from app.srs.items import pitfall_pairs
+from app.items import drills
+from app.items.items import pitfall_pairs
 from app.verification.store import CardVerdicts
 
 KINDS = ("card", "followup", "pitfall", "misconception", "drill")

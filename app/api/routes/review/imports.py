@@ -1,8 +1,10 @@
-"""Reviews done in the handbook's study mode into the signed-in user's review log (never anyone else's).
+"""``/api/review/import``: reviews done elsewhere into the signed-in user's review state (never anyone else's).
 
-The body is the file the handbook's "Export reviews" button downloaded, as it is: one reader of that
-format (``app.srs.handbook_reviews``) serves this route and ``proofdeck import handbook-reviews``; the
-schema below documents it for clients.
+- ``POST …/handbook``: the reviews of the handbook's study mode. The body is the file the handbook's "Export
+  reviews" button downloaded, as it is: one reader of that format (``app.items.handbook_reviews``) serves
+  this route and ``proofdeck import handbook-reviews``; the schema below documents it for clients.
+- ``POST …/obsidian``: the reviews done in Obsidian, read from the user's current notes (the body of
+  ``POST /api/export/obsidian.zip`` too).
 """
 
 from __future__ import annotations
@@ -14,10 +16,13 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.api.deps import CurrentUser, ReviewEngineDep
 from app.api.errors import errors
+from app.api.vault_notes import VaultNotes
+from app.export.obsidian_state import read_vault_notes
+from app.items.handbook_reviews import FORMAT, MAX_REVIEWS, MAX_TYPED, VERSION, ReviewsFileError, read_reviews_file
 from app.review.handbook_import import ForeignFile, import_handbook_reviews
-from app.srs.handbook_reviews import FORMAT, MAX_REVIEWS, MAX_TYPED, VERSION, ReviewsFileError, read_reviews_file
+from app.review.obsidian_import import UserGone, import_reviews
 
-router = APIRouter(prefix="/api/review/import", tags=["handbook"])
+router = APIRouter(prefix="/api/review/import")
 MAX_BODY = 40 * 1024 * 1024  # bytes: MAX_REVIEWS reviews of a few hundred bytes each
 
 _REVIEW = {"type": "object", "required": ["id", "item", "fp", "at", "rating"], "properties": {
@@ -40,7 +45,8 @@ _DOC: dict[str, Any] = {"requestBody": {"required": True, "content": {"applicati
         "reviews": {"type": "array", "maxItems": MAX_REVIEWS, "items": _REVIEW}}}}}}}
 
 
-@router.post("/handbook", response_model=dict[str, Any], responses=errors(401, 409, 422), openapi_extra=_DOC)
+@router.post("/handbook", response_model=dict[str, Any], responses=errors(401, 409, 422), openapi_extra=_DOC,
+             tags=["handbook"])
 async def import_handbook(request: Request, user: CurrentUser, engine: ReviewEngineDep) -> dict[str, Any]:
     """Merge the reviews of a handbook reviews file into your review log in time order, each once (sending
     the file again adds nothing). ``imported`` / ``already_imported`` / ``skipped`` counts, the reviews
@@ -58,3 +64,18 @@ async def import_handbook(request: Request, user: CurrentUser, engine: ReviewEng
     except ForeignFile as exc:
         raise HTTPException(409, detail=f"{exc}; nothing imported") from None
     return {"user": user.username, "reviews": len(parsed.reviews), **report.as_json()}
+
+
+@router.post("/obsidian", responses=errors(400, 401, 409, 422), tags=["obsidian"])
+async def import_obsidian_reviews(body: VaultNotes, user: CurrentUser, request: Request) -> dict[str, Any]:
+    """Reviews done in Obsidian into your own review state (never anyone else's): each scheduling comment
+    of an exported follow-up becomes your FSRS state of that item unless yours on the server is as new or
+    newer. ``applied`` / ``kept_server`` / ``not_reviewed`` counts, the items, and ``problems`` (path, line,
+    message) for the comments skipped. Sending the same notes again changes nothing."""
+    vault = read_vault_notes(body.notes)
+    assert user.id is not None
+    try:
+        report = await run_in_threadpool(import_reviews, request.app.state.engine, user.id, vault)
+    except UserGone as exc:  # the account was deleted while the import ran: nothing was written
+        raise HTTPException(409, detail=str(exc)) from exc
+    return {"user": user.username, "notes": len(vault.notes), **report.as_json()}

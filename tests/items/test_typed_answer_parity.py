@@ -1,7 +1,7 @@
-"""One table of typed answers (tests/srs/data/typed_answers.json), graded by the server
-(``app.srs.drills.grade``, the function POST /api/review and the handbook import call) and by the handbook's
+"""One table of typed answers (tests/items/data/typed_answers.json), graded by the server
+(``app.items.drills.grade``, the function POST /api/review and the handbook import call) and by the handbook's
 page (``templates/study_answers.js`` in Chromium): the same verdict, the same number read, the same message
-for what cannot be graded, the same feedback on a unit (``app/srs/unit_table.py``: both convert with the
+for what cannot be graded, the same feedback on a unit (``app/items/unit_table.py``: both convert with the
 float factors of one table, which the page gets in its data). Any change to the server's reading of an
 answer (units, formats) that the page does not share fails here, row by row; a few hundred generated
 strings over the characters both parsers treat specially back the table up."""
@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from app.deck.sync import sync_cards
-from app.srs import drills
-from app.srs.answers import split_number
+from app.items import drills
+from app.items.answers import split_number
 from tests.utils.handbook import open_offline, write_handbook
 from tests.utils.srs_cards import make_card, write_deck
 

@@ -1,6 +1,6 @@
 """The units a typed drill answer may carry, as one table of plain float factors: spelling → (kind, factor to
 the kind's base unit). Made from pint (``verify.reading.units``) once, then used by both graders: the server's
-(:func:`read`, called by ``app.srs.drills.grade``) and the handbook's page (``templates/study_answers.js``, which
+(:func:`read`, called by ``app.items.drills.grade``) and the handbook's page (``templates/study_answers.js``, which
 gets the same table in its page data). Both convert with ``value * factor(written) / factor(drill unit)`` on the
 same floats, so the two agree to the bit; pint's own conversion would not (its rounding differs).
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from app.srs.typed_quantity import KIND_WORDS, Typed, wrong_unit
+from app.items.typed_quantity import KIND_WORDS, Typed, wrong_unit
 from verify.reading import units
 
 # spellings read with pint (its kinds: bytes, bytes/s, seconds, FLOP, FLOP/s), data units first

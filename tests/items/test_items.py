@@ -9,8 +9,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from app.deck.sync import sync_cards
+from app.items.items import faces, item_specs, pitfall_statements
 from app.models import ItemState, ReviewItem, ReviewLog
-from app.srs.items import faces, item_specs, pitfall_statements
 from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 

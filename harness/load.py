@@ -95,7 +95,7 @@ def build_deck(folder: Path, database_url: str, *, cards: int, users: int) -> tu
     from app.deck.sync import sync_cards
     from app.models import ReviewItem
     from app.models.migrate import init_db
-    from tests.utils.deckgen import write_deck
+    from harness.deckgen import write_deck
 
     write_deck(folder, cards)
     engine = make_engine(database_url)

@@ -6,8 +6,8 @@ bullet are one pitfall, asked once in both-language mode; ``lang`` set only when
 whose front is the mistake ("what goes wrong, and why?") and whose back the consequence (the bullet's
 part after ``⟹``, see :func:`split_pitfall`), a misconception drill per claim whose latest verdict is
 refuted or conditional on a fact of the system, not on a reading of its wording
-(``misconception``/<claim id>; its numbers come from the stored verdict, see :mod:`app.srs.misconceptions`),
-and the ZeRO drills (``drill``/``memory-zero2``) when its claims reference ZeRO checks (see ``app.srs.drills``).
+(``misconception``/<claim id>; its numbers come from the stored verdict, see :mod:`app.items.misconceptions`),
+and the ZeRO drills (``drill``/``memory-zero2``) when its claims reference ZeRO checks (see ``app.items.drills``).
 Sync calls :func:`refresh_items_bulk`; an item whose source disappears is retired, never deleted, so its history
 stays; if it comes back it returns with its history.
 """
@@ -26,12 +26,12 @@ from app.cards.cardfile import load_card_text
 from app.cards.pitfalls import split_pitfall
 from app.cards.schema import SECTION_TITLES, CardDoc
 from app.core.vocab import CARD_LANGS
+from app.items import drills
 from app.models.card import Card
 from app.models.clock import deck_changed
 from app.models.review import ItemSource, ItemState, ReviewItem
 from app.render.markdown import render_markdown
 from app.render.marks import Mark
-from app.srs import drills
 from app.verification.learnable import drill_kind
 from app.verification.present import marked_html
 

@@ -9,8 +9,8 @@ import pytest
 import sympy
 from sympy.parsing.latex import parse_latex
 
-from app.srs import drills
-from app.srs.items import drill_faces
+from app.items import drills
+from app.items.items import drill_faces
 from verify.known import drills as formula_drills
 from verify.known import ledger
 
