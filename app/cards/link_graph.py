@@ -11,26 +11,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlalchemy import select as core_select
+from sqlmodel import Session, col
 
 from app.cards.catalog import ORDER, resolve_target, title_index
 from app.models.card import Card, CardLink
+
+NODE_COLUMNS = ("id", "slug", "title_zh", "title_en", "module_code", "module_zh", "module_en", "topic_code",
+                "topic_zh", "topic_en")
 
 
 def graph_data(session: Session) -> dict[str, list[dict[str, Any]]]:
     """``{"nodes": [...], "edges": [...], "dangling": [...]}`` of the live cards, in module, topic, slug order."""
     live = col(Card.retired).is_(False)
     slugs, titles = title_index(session)
-    cards = session.exec(select(Card.id, Card.slug, Card.title_zh, Card.title_en, Card.module_code, Card.module_zh,
-                                Card.module_en, Card.topic_code, Card.topic_zh, Card.topic_en)
-                         .where(live).order_by(*ORDER)).all()
+    db = session.connection()
+    cards = db.execute(core_select(*(col(getattr(Card, name)) for name in NODE_COLUMNS))
+                       .where(live).order_by(*ORDER)).all()
     slug_by_id = {c[0]: c[1] for c in cards}
     nodes = [{"slug": slug, "title": {"zh": t_zh, "en": t_en}, "module": {"zh": m_zh, "en": m_en, "code": m_code},
               "topic": {"zh": p_zh, "en": p_en, "code": p_code}}
              for _, slug, t_zh, t_en, m_code, m_zh, m_en, p_code, p_zh, p_en in cards]
-    links = session.exec(select(CardLink.card_id, CardLink.position, CardLink.target_slug, CardLink.target_title_zh,
-                                CardLink.target_title_en).join(Card, col(Card.id) == col(CardLink.card_id))
-                         .where(live)).all()
+    links = db.execute(core_select(col(CardLink.card_id), col(CardLink.position), col(CardLink.target_slug),
+                                   col(CardLink.target_title_zh), col(CardLink.target_title_en))
+                       .join(Card, col(Card.id) == col(CardLink.card_id)).where(live)).all()
     edges: list[dict[str, Any]] = []
     dangling: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from sqlmodel import Session, col, select
+from sqlalchemy import select as core_select
+from sqlmodel import Session, col
 
 from app.cards.catalog import ORDER
 from app.models.card import Card
@@ -63,8 +64,10 @@ def _key(label: LabelPublic) -> str:
 
 def folded_outline(session: Session) -> list[ModuleGroup]:
     """Every live card's module and topic, counted, without the cards: one query of seven short columns."""
-    rows = session.exec(select(Card.slug, Card.module_code, Card.module_zh, Card.module_en, Card.topic_code,
-                               Card.topic_zh, Card.topic_en).where(col(Card.retired).is_(False)).order_by(*ORDER))
+    rows = session.connection().execute(
+        core_select(*(col(getattr(Card, name)) for name in ("slug", "module_code", "module_zh", "module_en",
+                                                             "topic_code", "topic_zh", "topic_en")))
+        .where(col(Card.retired).is_(False)).order_by(*ORDER))
     modules: list[ModuleGroup] = []
     for slug, m_code, m_zh, m_en, t_code, t_zh, t_en in rows:
         module, topic_label = LabelPublic(code=m_code, zh=m_zh, en=m_en), LabelPublic(code=t_code, zh=t_zh, en=t_en)
