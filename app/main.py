@@ -27,6 +27,7 @@ from app.models.migrate import init_db
 from app.review.engine import ReviewEngine
 from app.routers import install_api, install_pages
 from app.search.index import warm as warm_search
+from app.verification.present import warm_card_judges
 from app.web.csrf import SameOriginOnly
 
 
@@ -98,6 +99,8 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
             startup_sync(application.state.engine, application.state.cards_dir)
         first_start(application.state.engine, settings.BASE_URL, getattr(application.state, "announce_login", None))
     warm_search(application.state.engine)  # the first pasted question does not wait for the index build
+    if settings.WARM_JUDGES:
+        warm_card_judges()  # the first card page does not wait for sympy and pint to load
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
     try:

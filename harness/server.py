@@ -30,7 +30,7 @@ def spawn_uvicorn(database_url: str, cards_dir: Path, port: int, *, env: dict[st
     """Start uvicorn in its own process group (so ``os.killpg`` reaches every worker); ``output``: a file
     for its log (else a pipe, read only when it fails to start)."""
     proc_env = {**os.environ, "PROOFDECK_DATABASE_URL": database_url, "PROOFDECK_CARDS_DIR": str(cards_dir),
-                "PYTHONUNBUFFERED": "1", **(env or {})}
+                "PYTHONUNBUFFERED": "1", "PROOFDECK_WARM_JUDGES": "false", **(env or {})}
     cmd = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(port),
            "--log-level", log_level, "--workers", str(workers), *extra_args]
     return subprocess.Popen(cmd, cwd=ROOT, env=proc_env, stdout=output or subprocess.PIPE,
