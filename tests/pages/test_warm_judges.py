@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from app import main
 from app.core.config import settings
-from tests.utils.deckgen import write_deck
+from harness.deckgen import write_deck
 
 
 @pytest.mark.parametrize("warm", [True, False])
