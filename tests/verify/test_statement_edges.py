@@ -65,3 +65,12 @@ def test_a_rate_worked_out_near_a_format_name_is_no_fact() -> None:
     judged = judge_text(text)
     assert problems(judged) == []
     assert not any(v.judge == "fact" for v in judged.verdicts)
+
+
+def test_a_number_times_one_symbol_is_a_product_and_a_near_miss_of_a_known_formula_is_refuted() -> None:
+    text = card(("注意力分数项是 5 × a × s × b 字节", "the attention-score term is 5 × a × s × b bytes"))
+    judged = judge_text(text)
+    assert problems(judged) == [("en", "5 × a × s × b"), ("zh", "5 × a × s × b")]
+    assert all(v.judge == "formula" and "5*a*b*s**2" in v.detail for v in judged.problems())
+    assert problems(judge_text(text.replace("× s ×", "× s² ×"))) == []
+    assert [s.text for f in read("costs 1.5× a lot more") for s in f.sides] == ["1.5×"]

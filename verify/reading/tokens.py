@@ -253,7 +253,7 @@ def _split_symbols(toks: list[Tok]) -> list[Tok]:
 
 
 def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
-    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "160 × sbh = 2.5 GiB": then
+    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "5 × a × s × b", "160 × sbh = 2.5 GiB": then
     × multiplies, it is no "34×" multiplier; "1.5× the cost" is one)."""
     while k < len(raw) and raw[k].lastgroup == "space":
         k += 1
@@ -268,6 +268,6 @@ def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
 def _symbol_product(word: str) -> bool:
     from verify.known.vocabulary import SYMBOLS
 
-    return 2 <= len(word) <= 5 and all(c in SYMBOLS for c in word)
+    return 1 <= len(word) <= 5 and all(c in SYMBOLS for c in word)
 
 
