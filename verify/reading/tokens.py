@@ -253,8 +253,8 @@ def _split_symbols(toks: list[Tok]) -> list[Tok]:
 
 
 def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
-    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "5 × a × s × b", "160 × sbh = 2.5 GiB": then
-    × multiplies, it is no "34×" multiplier; "1.5× the cost" is one)."""
+    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "5 × a × s × b",
+    "160 × sbh = 2.5 GiB": then × multiplies, it is no "34×" multiplier; "1.5× the cost" is one)."""
     while k < len(raw) and raw[k].lastgroup == "space":
         k += 1
     if k < len(raw) and raw[k].lastgroup == "word" and _symbol_product(raw[k].group(0)):
