@@ -13,7 +13,6 @@ from app.api.routes import (
     graph,
     handbook,
     health,
-    login,
     match,
     obsidian,
     review,
@@ -21,7 +20,7 @@ from app.api.routes import (
     verification,
 )
 from app.pages import graph as graph_page
-from app.pages import quiz
+from app.pages import login, quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
 from app.web.templating import STATIC_DIR
