@@ -165,7 +165,7 @@ def tokens(name: str = typer.Argument(..., help="Username."),
     from rich.table import Table
 
     table = Table(title=f"API tokens of {name}")
-    for column in ("id", "label", "created (UTC)", "last used (UTC, to the hour)"):
+    for column in ("id", "label", "created (UTC)", "last used (UTC)"):
         table.add_column(column)
     for row in rows:
         table.add_row(str(row.id), row.label, f"{row.created_at:%Y-%m-%d %H:%M}",
