@@ -45,7 +45,7 @@ def bearer(client: TestClient, token: str) -> int:
 
 def signs_in(client: TestClient, link: str) -> bool:
     client.cookies.clear()
-    ok = client.get(f"/login?token={link}", headers=TYPED_URL, follow_redirects=False).status_code == 303
+    ok = bool(client.get(f"/login?token={link}", headers=TYPED_URL, follow_redirects=False).status_code == 303)
     client.cookies.clear()
     return ok
 
