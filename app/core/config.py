@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     BUNDLED_REPORT: Path = PROJECT_ROOT / "verify" / "results" / "latest.json"
     # Sync cards/ into the database when the server starts.
     SYNC_ON_STARTUP: bool = True
+    # Load the statement judges (sympy, pint: ~2 s) at start-up, not on the first card page that counts statements.
+    WARM_JUDGES: bool = True
     # Public base URL, used in the login link printed at first start.
     BASE_URL: str = "http://127.0.0.1:8000"
     # Where `proofdeck serve` records the address it serves, for links printed by the CLI (app/core/served.py).

@@ -20,8 +20,8 @@ from app.core.db import make_engine
 from app.models.card import utcnow
 from app.models.migrate import init_db
 from app.models.user import ApiToken, User
+from harness.server import uvicorn_server
 from tests.utils.fetch_site import TYPED_URL
-from tests.utils.server import uvicorn_server
 
 PASSWORD = "correct horse battery"
 

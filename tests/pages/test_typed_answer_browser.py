@@ -11,8 +11,8 @@ from sqlmodel import Session, col, select
 
 from app.auth.links import issue_link
 from app.auth.users import create_user
+from app.items import drills
 from app.models import DrillShowing, UserSettings
-from app.srs import drills
 from tests.utils.srs_cards import make_card, write_deck
 
 pytestmark = pytest.mark.backend_agnostic("the typed-answer form in Chromium; "

@@ -22,8 +22,8 @@ from app.auth.users import create_user
 from app.core.db import make_engine
 from app.models.migrate import init_db
 from app.review import queue
+from harness.server import uvicorn_server
 from tests.utils.fetch_site import TYPED_URL
-from tests.utils.server import uvicorn_server
 from tests.utils.staleness import seen_within
 
 pytestmark = pytest.mark.slow

@@ -155,8 +155,8 @@ def test_handbook_study_mode_runs_no_card_script(engine: Any, cards_dir: Path, h
     every language, revealed and graded: no dialog, no ``window.__xss``, no element the corpus smuggles in."""
     from app.auth.users import create_user
     from app.deck.sync import sync_cards
+    from app.items.items import refresh_after_verdicts
     from app.models.user import UserSettings
-    from app.srs.items import refresh_after_verdicts
     from app.verification.store import store_report
     from tests.utils.handbook import write_handbook
 

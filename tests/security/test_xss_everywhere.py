@@ -24,8 +24,8 @@ from sqlmodel import Session, col, select
 
 from app.cards.schema import CardDoc
 from app.export.tex import unsafe_tex
+from harness.db import fresh_database_url
 from tests.utils.cards import make_card, write_cards
-from tests.utils.db import fresh_database_url
 from tests.utils.fetch_site import TYPED_URL
 from tests.utils.html import element, markup_report, script_url
 from tests.utils.xss import PAYLOADS, hostile_card, hostile_report

@@ -21,12 +21,15 @@ from verify.reading import units
 from verify.reading.statements import Statement
 
 JUDGE = "fact"
+_UNSIGNED = r"(?:无符号|unsigned)\s*(?:的\s*)?"  # "无符号 int4", "unsigned int8": the unsigned type
+_SIGNED = r"(?<!无符号 )(?<!无符号)(?<!unsigned )"
 NAMES = {"fp32": r"\b(?:fp32|FP32|float32|single[- ]precision)\b|单精度",
          "fp16": r"\b(?:fp16|FP16|float16|half[- ]precision)\b|半精度",
          "bf16": r"\b(?:bf16|BF16|bfloat16|BFloat16)\b",
          "fp8_e4m3": r"\b(?:E4M3|e4m3|float8_e4m3fn|fp8_e4m3)\b", "fp8_e5m2": r"\b(?:E5M2|e5m2|float8_e5m2|fp8_e5m2)\b",
-         "int8": r"\b(?:int8|INT8|torch\.int8)\b", "uint8": r"\b(?:uint8|UINT8)\b", "int16": r"\b(?:int16|INT16)\b",
-         "int32": r"\b(?:int32|INT32)\b"}
+         "int8": _SIGNED + r"\b(?:int8|INT8|torch\.int8)\b", "uint8": r"\b(?:uint8|UINT8)\b|" + _UNSIGNED + "int8\\b",
+         "int16": r"\b(?:int16|INT16)\b", "int32": r"\b(?:int32|INT32)\b",
+         "int4": _SIGNED + r"\b(?:int4|INT4)\b", "uint4": r"\b(?:uint4|UINT4)\b|" + _UNSIGNED + "int4\\b"}
 CUES = {  # most specific first: "exponent bits" is exponent_bits, not bits
     "smallest_subnormal": r"subnormal|denormal|次正规|非正规",
     "smallest_normal": r"smallest normal|min(?:imum)? normal|最小正规",
@@ -146,6 +149,8 @@ def check(st: Statement) -> Finding | None:
     value = number(side)
     if value is None or side.unit in ("%", "×") or (st.right is not None and st.op not in ("=", "≈")):
         return None
+    if st.right is not None and st.left.dims and st.left.dims != (("bytes", 1),):
+        return None  # "3.35 TB/s / 37.2 GB ≈ 90": a rate worked out, no property of a number format
     span = _find(st)
     if span is None:
         return None
