@@ -64,8 +64,8 @@ class _RedactTokens(logging.Filter):
 
 
 def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] | None = None) -> None:
-    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL
-    (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
+    """Give synced cards their review items; with no user yet, create ``admin`` and print a one-time login
+    URL (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
 
     from app.auth.users import ensure_first_admin
     from app.items.items import refresh_stale_items
@@ -79,11 +79,13 @@ def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] |
         token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
-        log.warning("created user 'admin'; its login URL is printed on stdout (shown once)")
+        log.warning("created user 'admin'; its one-time login URL is printed on stdout")
         if announce is not None:
             announce(url)
             return
         print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)
+        print(f"proofdeck: (that link signs in once, within {settings.LOGIN_LINK_MINUTES:g} minutes; a new one, "
+              "and an API token: proofdeck user link admin --api-token)", flush=True)
 
 
 @asynccontextmanager

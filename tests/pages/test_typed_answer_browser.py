@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.items import drills
 from app.models import DrillShowing, UserSettings
@@ -33,7 +34,8 @@ def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> 
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
             prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
             prefs.language = "en"
         page.goto(f"{live_server}/login?token={token}")
@@ -73,7 +75,8 @@ def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_serve
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
             s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
         page.goto(f"{live_server}/login?token={token}")
         kind, front = page.locator("#kind"), page.locator("#front")
