@@ -125,7 +125,8 @@ def test_the_right_number_in_a_wrong_unit_is_wrong_and_the_feedback_names_the_un
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "una")
+            user, _api = create_user(s, "una")
+            token = issue_link(s, user)
             s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
         page.goto(f"{live_server}/login?token={token}")
         kind = page.locator("#kind")
