@@ -116,6 +116,7 @@ def _number(num: str, sci: str | None) -> tuple[sp.Rational, int, sp.Rational]:
 def tokens(text: str) -> list[Tok]:
     """Numbers with what follows them (a scale, a unit, %, ×, Ψ) merged into one atom token. A number glued to
     the letters before it is part of a name (ZeRO-3, E4M3, fp16, H100), not a statement."""
+    text = text.replace("\u00b5", "\u03bc")  # the micro sign µ as the Greek μ (µs is μs): the same length
     raw = list(_TOKEN.finditer(text))
     out: list[Tok] = []
     i, gap = 0, True
