@@ -47,7 +47,7 @@ def path_methods(app: Any) -> PathMethods:
     found = getattr(app.state, "path_methods", None)
     if found is None:
         found = app.state.path_methods = PathMethods(app.openapi().get("paths", {}))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 def allow_header(methods: frozenset[str]) -> str:
