@@ -144,12 +144,7 @@ def _run_clients(port: int, clients: list[Reviewer], ledger: Ledger, done: list[
 
 
 def _wait_acks(ledger: Ledger, at_least: int, deadline: float, load: threading.Thread) -> None:
-    last = 0.0
     while len(ledger.acked) < at_least:
-        if os.environ.get("CRASH_DEBUG") and time.monotonic() - last > 2:
-            last = time.monotonic()
-            print(f"{time.strftime('%H:%M:%S')} acked {len(ledger.acked)} sent {len(ledger.sent)} "
-                  f"cut {ledger.cut_off}", flush=True)
         assert not ledger.errors, ledger.errors[:5]
         assert load.is_alive(), "the clients stopped (see the test's error above)"
         assert time.monotonic() < deadline, f"only {len(ledger.acked)} of {at_least} reviews answered in time"
