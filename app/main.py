@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from app.api.body_errors import document_unparsable_bodies
 from app.api.docs import install_api_docs
 from app.api.guards import RejectNul
 from app.auth import cache as auth_cache
@@ -29,6 +30,7 @@ from app.routers import install_api, install_pages
 from app.search.index import warm as warm_search
 from app.verification.present import warm_card_judges
 from app.web.csrf import SameOriginOnly
+from app.web.methods import FixedPathMethods
 
 
 def startup_sync(engine: Engine, cards_dir: Path) -> None:
@@ -131,6 +133,8 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     install_api(application)
     install_api_docs(application)  # /docs and /redoc with their assets served here (no CDN)
     install_pages(application)
+    document_unparsable_bodies(application)  # FastAPI's own 400 for a body it cannot read
+    application.add_middleware(FixedPathMethods)  # DELETE /api/users/me: 405, not DELETE /api/users/{id}
     application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/web/csrf.py)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application
