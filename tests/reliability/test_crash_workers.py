@@ -28,8 +28,8 @@ from sqlmodel import Session, col, select
 
 from app.core.db import make_engine
 from app.models import ItemState, ReviewLog, User
-from tests.utils.load import Conn, Reviewer, build_deck, reviewers
-from tests.utils.server import ROOT, free_port, stop
+from harness.load import Conn, Reviewer, build_deck, reviewers
+from harness.server import ROOT, free_port, stop
 
 pytestmark = pytest.mark.slow
 CLIENTS = 32  # one per user: each has the whole deck to answer

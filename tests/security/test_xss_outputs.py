@@ -22,6 +22,8 @@ import httpx
 import pytest
 from sqlmodel import Session
 
+from harness.db import fresh_database_url
+from harness.server import uvicorn_server
 from tests.security.test_xss_browser import POKE, POKE_STUDY, assert_nothing_ran, click_around
 from tests.security.test_xss_everywhere import (
     GRAPH_ELEMENTS,
@@ -31,9 +33,7 @@ from tests.security.test_xss_everywhere import (
     handbook_script,
 )
 from tests.utils.cards import make_card, write_cards
-from tests.utils.db import fresh_database_url
 from tests.utils.html import markup_report
-from tests.utils.server import uvicorn_server
 from tests.utils.xss import PAYLOADS, hostile_card, hostile_report, one_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
@@ -64,9 +64,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     from app.auth.users import create_user
     from app.core.db import make_engine
     from app.deck.sync import sync_cards
+    from app.items.items import refresh_after_verdicts
     from app.models.migrate import init_db
     from app.models.user import UserSettings
-    from app.srs.items import refresh_after_verdicts
     from app.verification.store import store_report
     from tests.utils.handbook import write_handbook
     from verify.judge.statements.card import judge_text
