@@ -213,8 +213,9 @@ def finish_html(rendered: str, marks: Sequence[Mark]) -> str:
 
 
 # what the Spaced Repetition plugin or Obsidian would read as syntax in a mark's words: the inline-card and
-# cloze separators, comments, links, tags, emphasis, code, math, HTML; escaped where they occur, nothing else
-_MD_SYNTAX = re.compile(r"::|==|%%|\[\[|\]\]|#(?=\S)|[*_`<>|$\\^]")
+# cloze separators, comments, links (any bracket), tags, emphasis, code, math, HTML; escaped where they occur,
+# nothing else
+_MD_SYNTAX = re.compile(r"::|==|%%|#(?=\S)|[*_`<>|$\\^\[\]]")
 
 
 def escape_note(note: str) -> str:

@@ -89,4 +89,4 @@ def test_one_mark_per_phrase_the_decisive_verdict_with_the_other_as_a_link() -> 
 
 def test_obsidian_words_are_escaped_only_where_they_would_be_syntax() -> None:
     assert escape_note("N = 2: 10, not 0") == "N = 2: 10, not 0"  # no `N \= 2\:` any more
-    assert escape_note("a::b ==c== [[d]] #e") == "a:\\:b =\\=c=\\= [\\[d]\\] \\#e"
+    assert escape_note("a::b ==c== [[d]] #e") == "a:\\:b =\\=c=\\= \\[\\[d\\]\\] \\#e"

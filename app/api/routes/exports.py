@@ -1,4 +1,5 @@
-"""Exports over HTTP: one card as an Obsidian note, the Obsidian vault as a zip, the offline handbook.
+"""Exports over HTTP: one card as an Obsidian note, the Obsidian vault as a zip, the offline handbook, the
+Anki package.
 
 ``GET /api/cards/{slug}.md`` lives here, not in the cards router: this router is included BEFORE
 the cards router in ``app/api/main.py`` so that ``/api/cards/{slug}`` does not swallow ``.md``.
@@ -6,12 +7,16 @@ the cards router in ``app/api/main.py`` so that ``/api/cards/{slug}`` does not s
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+from typing import Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import errors
+from app.export.anki import write_package
 from app.export.deck import UnknownCardError, load_doc, load_docs, load_outline, load_verdicts
 from app.export.handbook import render_handbook
 from app.export.obsidian import VaultLayout, card_note, vault_files, vault_zip
@@ -65,3 +70,17 @@ def handbook_html(session: SessionDep, engine: ReviewEngineDep, user: OptionalUs
     html = render_handbook(docs, load_verdicts(session), study=study)
     return Response(html, media_type="text/html; charset=utf-8",
                     headers=_disposition("attachment", "proofdeck-handbook.html"))
+
+
+@router.get("/export/anki.apkg", response_class=Response,
+            responses={200: {"content": {"application/octet-stream": {}}}, **errors(422)})
+def anki_package(session: SessionDep,
+                 lang: Literal["both", "zh", "en"] = Query("both", description="The notes' language: zh, en, or "
+                                                                                "both on every note.")) -> Response:
+    """The Anki package (File → Import): a subdeck per module, drills as type-in notes, in ``lang``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "proofdeck.apkg"
+        write_package(load_docs(session), path, load_verdicts(session), lang=lang)
+        data = path.read_bytes()
+    return Response(data, media_type="application/octet-stream",
+                    headers=_disposition("attachment", f"proofdeck-{lang}.apkg"))
