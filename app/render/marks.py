@@ -21,6 +21,7 @@ import html as _html
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 _START, _END, _ALSO = "\ue000", "\ue001", "\ue002"
@@ -59,9 +60,11 @@ class Mark:
         return Mark(self.claim_id, self.kind, self.quote, self.note, href)
 
 
-def _squashed(text: str) -> tuple[str, list[int]]:
-    """``text`` without whitespace, and the index in ``text`` of each kept character."""
-    keep = [i for i, ch in enumerate(text) if not ch.isspace()]
+@lru_cache(maxsize=4096)
+def _squashed(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` without whitespace, and the index in ``text`` of each kept character (cached: an export looks
+    up every claim's quote in the same few texts)."""
+    keep = tuple(i for i, ch in enumerate(text) if not ch.isspace())
     return "".join(text[i] for i in keep), keep
 
 

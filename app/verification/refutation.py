@@ -19,6 +19,7 @@ model state), the refutation says which is missing or extra. Uses the assertion 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -173,7 +174,15 @@ def _non_degenerate(op: str, lhs: Any, rhs: Any, tol: Any) -> tuple[str, Any, An
 
 
 def failure(v: Any, psi: float | None = None) -> Failure | None:
-    """How the claim fails, in people's numbers (None: no value to state, e.g. a note-only refutation)."""
+    """How the claim fails, in people's numbers (None: no value to state, e.g. a note-only refutation).
+    Cached by what it reads (every surface words the same verdict: page, quiz, handbook, Anki, Obsidian)."""
+    fields = {name: _get(v, name) for name in ("asserts", "predicted", "text_zh", "text_en", "evaluated")}
+    return _failure(json.dumps(fields, sort_keys=True, default=str), psi)
+
+
+@lru_cache(maxsize=2048)
+def _failure(key: str, psi: float | None) -> Failure | None:
+    v = json.loads(key)
     asserts = str(_get(v, "asserts") or _get(v, "predicted") or "")
     unit = unit_of(asserts)
     first = asserts.split("==")[0]
