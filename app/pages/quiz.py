@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import MAX_ID, errors
-from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
+from app.core.vocab import GATHER_ORDERS, LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
 from app.pages.heatmap import heatmap
 from app.pages.study import study_session
 from app.review.errors import ReviewError
@@ -80,14 +80,20 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
                   desired_retention: Annotated[float, Form(json_schema_extra=dict(RETENTION_SCHEMA))],
                   new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
                   language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
-                  reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))]) -> Response:
-    """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
+                  reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))],
+                  gather_order: Annotated[str | None, Form(json_schema_extra={"enum": list(GATHER_ORDERS)})] = None,
+                  bury_siblings: Annotated[str | None, Form(json_schema_extra={"enum": ["on", "off"]})] = None,
+                  ) -> Response:
+    """The settings form on the stats page (same checks as ``PUT /api/review/settings``); a field left out
+    (an older form) keeps its setting."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
     assert user.id is not None
     try:
         engine.update_settings(user.id, release=session, desired_retention=desired_retention,
-                               new_per_day=new_per_day, language=language, reviews_per_day=reviews_per_day)
+                               new_per_day=new_per_day, language=language, reviews_per_day=reviews_per_day,
+                               gather_order=gather_order,
+                               bury_siblings=None if bury_siblings is None else bury_siblings == "on")
     except ReviewError as exc:
         raise HTTPException(exc.status, detail=str(exc)) from None
     return RedirectResponse("/quiz/stats", status_code=303)
