@@ -231,7 +231,7 @@ def test_password_login(two: tuple[TestClient, dict[str, str], dict[str, str]]) 
     kept = client.get("/api/review/settings").json()
     assert (kept["gather_order"], kept["bury_siblings"]) == ("random", False)
     r = client.put("/api/review/settings", json={"gather_order": "shuffled"}, headers=SAME_SITE)
-    assert r.status_code == 400 and "gather_order must be one of deck, interleaved, random" in r.json()["detail"]
+    assert r.status_code == 422 and "gather_order must be one of deck, interleaved, random" in r.json()["detail"]
     page = client.get("/quiz/stats")
     assert page.status_code == 200 and 'value="7"' in page.text
     assert client.post("/logout", headers={"Origin": "http://evil.example"}).status_code == 403
