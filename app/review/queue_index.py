@@ -92,11 +92,11 @@ class UserQueue:
     # item id -> the fields of its StateRow as a plain tuple of scalars and datetimes: the garbage
     # collector stops tracking such tuples, so 15,000 states cost a full collection nothing
     states: dict[int, tuple[Any, ...]]
-    by_due: SortedList  # (due timestamp, item id): O(log n) to move one item, to count what is due
     cursor: int = 0  # new-item order before it holds only items with a state
     checked: float = field(default_factory=time.monotonic)
     # the daily loop (issue 15): items the user buried (until their next day) or suspended, the reviews of
-    # items in Review state answered on ``day`` (the daily review limit), and by_due split by kind of state
+    # items in Review state answered on ``day`` (the daily review limit), and the states sorted by due time
+    # ((due timestamp, item id): O(log n) to move one item, to count what is due) split by kind of state
     held: frozenset[int] = frozenset()
     reviews_today: int = 0
     by_due_review: SortedList = field(default_factory=SortedList)  # state Review
@@ -134,20 +134,16 @@ class UserQueue:
                 self.sibling_new += sib not in self.held
             elif row[STATE] == REVIEW_STATE:
                 self.sibling_buried.add(sib)
-                entry = (row[DUE].timestamp(), sib)
-                self.by_due.discard(entry)
-                self.by_due_review.discard(entry)
+                self.by_due_review.discard((row[DUE].timestamp(), sib))
 
     def put(self, item_id: int, row: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """Insert or replace an item's state (``StateRow.as_tuple()``); the state it had (None: it was new)."""
         old = self.states.get(item_id)
         if old is not None:
             entry = (old[DUE].timestamp(), item_id)
-            self.by_due.discard(entry)
             (self.by_due_review if old[STATE] == REVIEW_STATE else self.by_due_learn).discard(entry)
         self.states[item_id] = row
         entry = (row[DUE].timestamp(), item_id)
-        self.by_due.add(entry)
         (self.by_due_review if row[STATE] == REVIEW_STATE else self.by_due_learn).add(entry)
         return old
 
@@ -261,7 +257,7 @@ def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: i
     held = frozenset(r.item_id for r in conn.execute(_held_statement(), {"uid": user_id, "now": to_db(now)}))
     entries = [((row[DUE].timestamp(), item_id), row[STATE] == REVIEW_STATE) for item_id, row in states.items()]
     q = UserQueue(user_id=user_id, lang=lang, rev=rev, deck=deck, day=day, new_today=new_today,
-                  states=states, by_due=SortedList(e for e, _r in entries), held=held,
+                  states=states, held=held,
                   reviews_today=reviews_today, by_due_review=SortedList(e for e, r in entries if r),
                   by_due_learn=SortedList(e for e, r in entries if not r),
                   order=deck.new_order(lang, gather_order, user_id, day), gather=gather_order, bury=bury)
