@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 
 from app.auth.users import create_user
 from app.models import DrillShowing
+from app.models.user import UserSettings
 from app.srs import drills
 from tests.utils.srs_cards import make_card, write_deck
 
@@ -36,7 +37,12 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            _user, token = create_user(s, "tess")
+            user, token = create_user(s, "tess")
+            # the card, then its follow-up (the chain), then the next card: no sibling burying
+            s.flush()
+            st = s.get(UserSettings, user.id)
+            assert st is not None
+            st.gather_order, st.bury_siblings = "deck", False
         page.goto(f"{live_server}/login?token={token}")
         assert page.url == f"{live_server}/quiz"
         due = page.locator("#due-left")
