@@ -35,6 +35,7 @@ def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> 
             user, token = create_user(s, "tess")
             prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
             prefs.language = "en"
+            prefs.bury_siblings = False  # one card: its drills are the card's siblings
         page.goto(f"{live_server}/login?token={token}")
         kind = page.locator("#kind")
         if "drill" not in kind.inner_text():  # the card itself comes first
@@ -73,7 +74,8 @@ def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_serve
     try:
         with Session(engine) as s, s.begin():
             user, token = create_user(s, "tess")
-            s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
+            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
+            prefs.language, prefs.bury_siblings = "en", False  # one card: its drills are the card's siblings
         page.goto(f"{live_server}/login?token={token}")
         kind, front = page.locator("#kind"), page.locator("#front")
         expect(kind).not_to_have_text("")
