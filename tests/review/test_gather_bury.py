@@ -1,7 +1,8 @@
 """The new-item queue spreads and buries as Anki does (``app/review/gather.py``, ``UserQueue.answered``), on a
 fixed clock: the three gather orders, siblings (items of one card) buried until the next day and back on it,
 review siblings buried too and learning steps kept, and the counts of the queue kept up by each answer equal
-to those of a queue built afresh from the database after every step.
+to those of a queue built afresh from the database after every step (a scripted day, and a random session of
+answers, direct answers of buried siblings, holds and time passing).
 
 The ZeRO drills hang on one card only; reviews of the duplicates an older sync made stay readable."""
 
@@ -191,3 +192,38 @@ def test_zero_drills_hang_on_one_card_and_old_duplicates_keep_their_history(engi
         owners = {c.slug for _i, c in s.exec(select(ReviewItem, Card).join(Card, col(Card.id) == ReviewItem.card_id)
                                              .where(ReviewItem.kind == "drill", col(ReviewItem.retired).is_(False)))}
     assert owners == {"a-first"}
+
+
+@pytest.mark.parametrize(("seed", "how"), [(1, "interleaved"), (2, "random")])
+def test_a_kept_queue_says_what_a_rebuilt_one_says_through_a_random_session(deck: Engine, seed: int,
+                                                                            how: str) -> None:
+    """Answers (of what is offered, or of any item straight through the API), holds and time passing: after
+    each step the queue kept up by the answers offers the same item with the same counts as one built now."""
+    import random
+
+    rng = random.Random(seed)
+    uid = new_user_id(deck, "ada")
+    prefs = Prefs(new_per_day=25, gather_order=how)
+    items = list(_card_of(deck))
+    eng = review_engine(deck, fuzz=False)
+    now = T0
+    for step in range(45):
+        kept = engine_next(deck, uid, now, prefs)
+        queues(deck).forget_all()
+        rebuilt = engine_next(deck, uid, now, prefs)
+        assert (kept["item"] and kept["item"]["id"], kept["counts"]) == \
+            (rebuilt["item"] and rebuilt["item"]["id"], rebuilt["counts"]), f"step {step}"
+        action = rng.random()
+        if kept["item"] is not None and action < 0.55:
+            engine_answer(deck, uid, item_id=kept["item"]["id"], rating=rng.randint(1, 4), now=now, fuzz=False,
+                          settings=prefs, idempotency_key=f"a{step}")
+        elif action < 0.7:  # any item, buried sibling or not, if it is due or new
+            try:
+                engine_answer(deck, uid, item_id=rng.choice(items), rating=3, now=now, fuzz=False, settings=prefs,
+                              idempotency_key=f"b{step}")
+            except Exception as exc:  # not due yet: refused, nothing changes
+                assert type(exc).__name__ == "NotDue", exc
+        elif action < 0.8:
+            eng.hold(uid, rng.choice(items), rng.choice(("bury", "suspend")), now=now)
+        else:
+            now += timedelta(minutes=rng.choice((2, 15, 60 * 5, 60 * 24)))
