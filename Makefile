@@ -113,7 +113,7 @@ test-passes: setup system-deps
 	$(TEST_ENV) scripts/test-passes.sh $(PY) $(PYTEST_ARGS)
 
 bench: setup
-	for f in bench/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+	for f in bench/[!_]*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

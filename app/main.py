@@ -27,6 +27,7 @@ from app.models.migrate import init_db
 from app.review.engine import ReviewEngine
 from app.routers import install_api, install_pages
 from app.search.index import warm as warm_search
+from app.verification.present import warm_card_judges
 from app.web.csrf import SameOriginOnly
 
 
@@ -63,11 +64,11 @@ class _RedactTokens(logging.Filter):
 
 
 def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] | None = None) -> None:
-    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL
-    (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
+    """Give synced cards their review items; with no user yet, create ``admin`` and print a one-time login
+    URL (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
 
     from app.auth.users import ensure_first_admin
-    from app.srs.items import refresh_stale_items
+    from app.items.items import refresh_stale_items
 
     with new_session(engine) as session, session.begin():
         refresh_stale_items(session)
@@ -78,11 +79,13 @@ def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] |
         token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
-        log.warning("created user 'admin'; its login URL is printed on stdout (shown once)")
+        log.warning("created user 'admin'; its one-time login URL is printed on stdout")
         if announce is not None:
             announce(url)
             return
         print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)
+        print(f"proofdeck: (that link signs in once, within {settings.LOGIN_LINK_MINUTES:g} minutes; a new one, "
+              "and an API token: proofdeck user link admin --api-token)", flush=True)
 
 
 @asynccontextmanager
@@ -98,6 +101,8 @@ async def lifespan(application: FastAPI) -> AsyncIterator[None]:
             startup_sync(application.state.engine, application.state.cards_dir)
         first_start(application.state.engine, settings.BASE_URL, getattr(application.state, "announce_login", None))
     warm_search(application.state.engine)  # the first pasted question does not wait for the index build
+    if settings.WARM_JUDGES:
+        warm_card_judges()  # the first card page does not wait for sympy and pint to load
     freeze_long_lived()  # imports, routes, settings: never collected again (app/core/memory.py)
     checkpointer = start_checkpointer(application.state.engine)  # SQLite: WAL checkpoints off the commit path
     try:

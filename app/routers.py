@@ -5,34 +5,20 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api.routes import (
-    admin,
-    cards,
-    daily,
-    exports,
-    graph,
-    handbook,
-    health,
-    login,
-    match,
-    obsidian,
-    review,
-    users,
-    verification,
-)
+from app.api.routes import admin, cards, exports, graph, health, match, review, users, verification
 from app.pages import graph as graph_page
-from app.pages import quiz
+from app.pages import login, quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
 from app.web.templating import STATIC_DIR
 
-# Matched in this order. The review router first: GET next / POST review are the hot paths, and its
-# /api/review prefix overlaps no other router. Exports before cards: its GET /api/cards/{slug}.md must
-# match before the cards router's /api/cards/{slug}. Each router is included straight into the app
-# (one level of nesting less to walk per request).
-ROUTERS = (review.router, daily.router, handbook.router, health.router, exports.router, obsidian.router,
-           verification.router, cards.router, graph.router, match.router, users.router, admin.router, login.router,
-           quiz.router)
+# One route module per resource prefix (/api/cards, /api/export, ...; /api/review is a package of three
+# routers), matched in this order. The review routers first: GET next / POST review are the hot paths, and
+# the /api/review prefix overlaps no other router. Inside the cards router GET /api/cards/{slug}.md comes
+# before /api/cards/{slug}. Each router is included straight into the app (one level of nesting less to
+# walk per request); tests/core/test_route_modules.py fails when a prefix is served from two modules.
+ROUTERS = (*review.ROUTERS, health.router, exports.router, cards.router, verification.router, graph.router,
+           match.router, users.router, admin.router, login.router, quiz.router)
 
 
 def install_api(app: FastAPI) -> None:

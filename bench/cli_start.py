@@ -2,7 +2,7 @@
 
     PYTHONPATH=$PWD python bench/cli_start.py [--starts 7]
 
-Each command's starts alternate with bare-interpreter starts (tests/utils/startup.py); a row per
+Each command's starts alternate with bare-interpreter starts (harness/startup.py); a row per
 command: its median, the bare median measured beside it, the ratio; then the median and the worst
 ratio over all commands. The suite's bound is 10× (tests/cli/test_help_start.py).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.utils.startup import help_commands, measure  # noqa: E402
+from harness.startup import help_commands, measure  # noqa: E402
 
 
 def main() -> None:

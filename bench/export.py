@@ -34,7 +34,7 @@ from app.export.obsidian import vault_files, vault_zip  # noqa: E402
 from app.models.migrate import init_db  # noqa: E402
 from app.render.markdown import render_markdown  # noqa: E402
 from app.render.math import tex_to_mathml  # noqa: E402
-from tests.utils.deck import make_deck  # noqa: E402
+from harness.deck import make_deck  # noqa: E402
 
 
 def median_seconds(fn: Callable[[], object], repeat: int) -> float:

@@ -35,6 +35,8 @@ from app.core.db import make_engine  # noqa: E402
 from app.deck.sync import sync_cards  # noqa: E402
 from app.export.deck import load_docs, load_verdicts  # noqa: E402
 from app.export.handbook import render_handbook  # noqa: E402
+from app.items.handbook_reviews import read_reviews_file  # noqa: E402
+from app.items.items import drill_faces, faces  # noqa: E402
 from app.models.migrate import init_db  # noqa: E402
 from app.models.review import ReviewItem  # noqa: E402
 from app.models.user import User  # noqa: E402
@@ -44,9 +46,7 @@ from app.review.engine import ReviewEngine  # noqa: E402
 from app.review.grading import Answer, grade_batch  # noqa: E402
 from app.review.handbook_import import import_handbook_reviews  # noqa: E402
 from app.review.study_snapshot import handbook_study  # noqa: E402
-from app.srs.handbook_reviews import read_reviews_file  # noqa: E402
-from app.srs.items import drill_faces, faces  # noqa: E402
-from tests.utils.deck import make_deck  # noqa: E402
+from harness.deck import make_deck  # noqa: E402
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 

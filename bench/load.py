@@ -9,7 +9,7 @@ one real uvicorn per worker count in ``--workers`` (``--workers N``, access log 
 What is compared: the review engine's write path, ``POST /api/review`` (route → ``ReviewEngine.answer``
 → group commit → grading → one transaction), against the baseline ``GET /healthz`` (a plain route: the
 same uvicorn, the same clients and keep-alive connections, no database). Each round drives ``--clients``
-connections (tests/utils/load.py) at both, back to back, in alternating order (healthz first in odd rounds,
+connections (harness/load.py) at both, back to back, in alternating order (healthz first in odd rounds,
 review first in even ones, so a drift of the machine's load does not favour either); the review load
 sends a fresh Idempotency-Key per answer. A round's ratio is engine / baseline of that round (req/s and
 p99), and the summary gives the median over rounds of those paired ratios, with the median req/s and
@@ -38,15 +38,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.review.queue import CHECK_SECONDS  # noqa: E402
-from tests.utils.load import build_deck, counts_through_workers, reviewers, run_load, stored_keys  # noqa: E402
-from tests.utils.server import free_port, spawn_uvicorn, stop, wait_healthy  # noqa: E402
+from harness.load import build_deck, counts_through_workers, reviewers, run_load, stored_keys  # noqa: E402
+from harness.server import free_port, spawn_uvicorn, stop, wait_healthy  # noqa: E402
 
 CARDS = 2400
 PER_USER = 2
 
 
 def measure(backend: str, seconds: float, rounds: int, clients: int, workers: list[int]) -> list[dict[str, Any]]:
-    from tests.utils.db import fresh_database_url
+    from harness.db import fresh_database_url
 
     users_per_round = clients // PER_USER
     out: list[dict[str, Any]] = []

@@ -9,7 +9,7 @@ of the old ``GET /api/cards?q=`` (every word must appear, slug order) in the sam
 the alternatives the README compares: jieba segmentation instead of bigrams, no glossary, and SQLite
 FTS5 ``bm25()`` over the same tokens.
 
-Speed: a generated 1,000-card deck (tests/utils/deckgen.py) plus the bundled cards, served by uvicorn:
+Speed: a generated 1,000-card deck (harness/deckgen.py) plus the bundled cards, served by uvicorn:
 median latency of ``GET /api/match`` over the evaluation questions next to ``GET /healthz`` (the
 baseline, same server, same run, requests interleaved so both see the same load; aim ≤ 5x), the first
 query after start, and each alternative's index build and in-process time per query.
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.search import text as search_text  # noqa: E402
-from tests.utils.deckgen import write_deck  # noqa: E402
-from tests.utils.server import uvicorn_server  # noqa: E402
+from harness.deckgen import write_deck  # noqa: E402
+from harness.server import uvicorn_server  # noqa: E402
 
 EVAL = ROOT / "tests" / "search" / "match_eval.yaml"
 Ranker = Callable[[str], list[str]]  # question → slugs, best first

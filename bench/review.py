@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from app.review.queue import CHECK_SECONDS  # noqa: E402
-from tests.utils.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
+from harness.load import Conn  # noqa: E402  (the load client shared with bench/load.py and tests)
 
 N_CARDS = 1500
 N_LOGS = 100_000
@@ -225,7 +225,7 @@ def main() -> None:
         t = time.perf_counter()
         url, token, due = build(Path(tmp))
         print(f"built {N_CARDS} cards, {N_LOGS} logs, {len(due)} due items in {time.perf_counter() - t:.1f} s")
-        from tests.utils.server import free_port
+        from harness.server import free_port
 
         port = free_port()
         env = {**os.environ, "PROOFDECK_DATABASE_URL": url, "PROOFDECK_SYNC_ON_STARTUP": "false",

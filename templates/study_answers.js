@@ -1,9 +1,9 @@
-/* Typed drill answers graded in the handbook exactly as on the server: a port of app/srs/answers.py
-   (parse_number, its messages included) and app/srs/drills.py (grade: within 1 %, math.isclose) with
-   app/srs/unit_table.py (units converted by the table of float factors in the page data). Python's
+/* Typed drill answers graded in the handbook exactly as on the server: a port of app/items/answers.py
+   (parse_number, its messages included) and app/items/drills.py (grade: within 1 %, math.isclose) with
+   app/items/unit_table.py (units converted by the table of float factors in the page data). Python's
    semantics are kept where JavaScript's differ: \d and \s are Unicode's (category Nd, str.isspace), float()
    reads any script's digits, lengths count code points, repr() and the "g" format are Python's.
-   tests/srs/test_typed_answer_parity.py runs one table of answers through both graders. */
+   tests/items/test_typed_answer_parity.py runs one table of answers through both graders. */
 var proofdeckAnswers = (function () {
   "use strict";
   var SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";

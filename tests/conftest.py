@@ -13,10 +13,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
+from harness.db import deck_template, fill_with_schema, folder_digest, fresh_database_url, schema_template
+from harness.server import uvicorn_server
 from tests.utils.browser import CHROMIUM, CHROMIUM_ARGS
-from tests.utils.db import deck_template, fill_with_schema, folder_digest, fresh_database_url, schema_template
 from tests.utils.readonly import WriteGuard
-from tests.utils.server import uvicorn_server
 
 # tests/utils/split.py: which tests run in both database passes of `make test` (and --db-dependent-only);
 # tests/utils/order.py: the longest modules first, so that no xdist worker ends the pass alone
@@ -87,7 +87,7 @@ def database_url(tmp_path: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def _schema_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """One database at the current schema per test process, copied into a test's fresh database by the
-    fixtures below that would otherwise run ``init_db`` on it (tests/utils/db.py: ``fill_with_schema``).
+    fixtures below that would otherwise run ``init_db`` on it (harness/db.py: ``fill_with_schema``).
     Tests of migrations and of start-up on an empty database ask for ``database_url`` alone and get it empty."""
     with schema_template(tmp_path_factory.mktemp("schema-template")) as url:
         yield url
@@ -95,7 +95,7 @@ def _schema_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 class DeckTemplates:
     """Per test process: one database per distinct cards folder content, at the current schema with that
-    folder synced as the server's start-up sync stores it (tests/utils/db.py: ``deck_template``)."""
+    folder synced as the server's start-up sync stores it (harness/db.py: ``deck_template``)."""
 
     def __init__(self, schema: str, folder: Path, stack: ExitStack) -> None:
         self.schema, self.folder, self.stack = schema, folder, stack

@@ -23,11 +23,7 @@ from app.schemas.cards import (
     CardDetail,
     CardSummary,
     ClaimPublic,
-    DanglingLink,
     FollowUpPublic,
-    GraphEdge,
-    GraphNode,
-    GraphPublic,
     LabelPublic,
     LangTextPublic,
     LinkPublic,
@@ -158,7 +154,7 @@ def _rendered(zh: str, en: str, langs: Iterable[str]) -> RenderedText:
     return RenderedText(text=_lt(zh, en), html={lang: render_markdown(text[lang]) for lang in langs})
 
 
-def _title_index(session: Session) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+def title_index(session: Session) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
     """Live cards' slug → (zh, en) title, and lower-cased zh/en title → slug."""
     slugs: dict[str, tuple[str, str]] = {}
     titles: dict[str, str] = {}
@@ -171,14 +167,19 @@ def _title_index(session: Session) -> tuple[dict[str, tuple[str, str]], dict[str
     return slugs, titles
 
 
-def resolve_link(link: CardLink, slugs: dict[str, tuple[str, str]], titles: dict[str, str]) -> str | None:
+def resolve_target(target_slug: str, title_zh: str, title_en: str, slugs: dict[str, tuple[str, str]],
+                   titles: dict[str, str]) -> str | None:
     """The slug a link points to, if that card is in the deck: by slug, else by its zh or en title."""
-    if link.target_slug:
-        return link.target_slug if link.target_slug in slugs else None
-    for t in (link.target_title_zh, link.target_title_en):
+    if target_slug:
+        return target_slug if target_slug in slugs else None
+    for t in (title_zh, title_en):
         if t.strip() and t.strip().lower() in titles:
             return titles[t.strip().lower()]
     return None
+
+
+def resolve_link(link: CardLink, slugs: dict[str, tuple[str, str]], titles: dict[str, str]) -> str | None:
+    return resolve_target(link.target_slug, link.target_title_zh, link.target_title_en, slugs, titles)
 
 
 def _children(session: Session, table: type[_Row], card_id: int | None) -> Sequence[_Row]:
@@ -190,7 +191,7 @@ def _children(session: Session, table: type[_Row], card_id: int | None) -> Seque
 
 def card_detail(session: Session, card: Card, langs: Sequence[str] = ("zh", "en")) -> CardDetail:
     """The full card with every text rendered in ``langs``."""
-    slugs, titles = _title_index(session)
+    slugs, titles = title_index(session)
     sections = [
         SectionPublic(key=s.key, title=_lt(*SECTION_TITLES.get(s.key, (s.key, s.key))),
                       **_rendered(s.zh, s.en, langs).model_dump())
@@ -213,29 +214,3 @@ def card_detail(session: Session, card: Card, langs: Sequence[str] = ("zh", "en"
     ]
     return CardDetail(**summary(card).model_dump(), sections=sections, follow_ups=follow_ups, links=links,
                       claims=claims, source=card.source_text)
-
-
-def link_graph(session: Session) -> GraphPublic:
-    """Every live card as a node; links as edges where the target is in the deck, else dangling."""
-    slugs, titles = _title_index(session)
-    cards = session.exec(select(Card).where(col(Card.retired).is_(False)).order_by(*ORDER)
-                         .options(load_only(*(getattr(Card, name) for name in _NODE_FIELDS)))).all()
-    slug_by_id = {c.id: c.slug for c in cards}
-    nodes = [GraphNode(slug=c.slug, title=_lt(c.title_zh, c.title_en),
-                       module=LabelPublic(code=c.module_code, zh=c.module_zh, en=c.module_en),
-                       topic=LabelPublic(code=c.topic_code, zh=c.topic_zh, en=c.topic_en)) for c in cards]
-    edges: list[GraphEdge] = []
-    seen: set[tuple[str, str]] = set()
-    dangling: list[DanglingLink] = []
-    links = session.exec(select(CardLink).join(Card, col(Card.id) == col(CardLink.card_id))
-                         .where(col(Card.retired).is_(False))).all()
-    for link in sorted(links, key=lambda lk: (slug_by_id[lk.card_id], lk.position)):
-        source = slug_by_id[link.card_id]
-        target = resolve_link(link, slugs, titles)
-        if target is None:
-            dangling.append(DanglingLink(source=source, slug=link.target_slug,
-                                         title=_lt(link.target_title_zh, link.target_title_en)))
-        elif (source, target) not in seen:
-            seen.add((source, target))
-            edges.append(GraphEdge(source=source, target=target))
-    return GraphPublic(nodes=nodes, edges=edges, dangling=dangling)

@@ -26,11 +26,11 @@ def register(group: typer.Typer) -> None:
         listed and skipped (exit code 1); a file of another deck or user is refused (exit code 2)."""
         from app.core.config import settings
         from app.core.db import get_engine, new_session
+        from app.items.handbook_reviews import ReviewsFileError, read_reviews_file
         from app.models.migrate import init_db
         from app.review.engine import ReviewEngine
         from app.review.handbook_import import ForeignFile, import_handbook_reviews
         from app.review.obsidian_import import UnknownUser, find_user
-        from app.srs.handbook_reviews import ReviewsFileError, read_reviews_file
 
         try:
             parsed = read_reviews_file(file.read_bytes())

@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     BUNDLED_REPORT: Path = PROJECT_ROOT / "verify" / "results" / "latest.json"
     # Sync cards/ into the database when the server starts.
     SYNC_ON_STARTUP: bool = True
+    # Load the statement judges (sympy, pint: ~2 s) at start-up, not on the first card page that counts statements.
+    WARM_JUDGES: bool = True
     # Public base URL, used in the login link printed at first start.
     BASE_URL: str = "http://127.0.0.1:8000"
     # Where `proofdeck serve` records the address it serves, for links printed by the CLI (app/core/served.py).
@@ -35,6 +37,8 @@ class Settings(BaseSettings):
     # Web sessions end after this many days without a request, and this many days after the login at most.
     SESSION_IDLE_DAYS: float = Field(default=30.0, gt=0)
     SESSION_MAX_DAYS: float = Field(default=90.0, gt=0)
+    # A login link (`proofdeck user link`, first start) signs in once, within this many minutes (app/auth/links.py).
+    LOGIN_LINK_MINUTES: float = Field(default=15.0, gt=0)
     # Addresses (comma-separated IPs or CIDRs, or "*") of reverse proxies whose X-Forwarded-For and
     # X-Forwarded-Proto are believed; empty (the default): no proxy header is believed.
     TRUSTED_PROXIES: str = ""

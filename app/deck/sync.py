@@ -22,10 +22,10 @@ from app.cards.schema import CardDoc
 from app.cards.statement_lint import statement_notes, strict_errors
 from app.core.db import new_session
 from app.core.progress import Progress
+from app.items.items import refresh_items_bulk, retire_card_items
 from app.models.card import Card, CardClaim, CardFollowUp, CardLink, CardSection, utcnow
 from app.models.clock import deck_changed
 from app.render.math import math_problems
-from app.srs.items import refresh_items_bulk, retire_card_items
 from verify.reading.cardfile import CardFileError, read_text
 
 CHILD_TABLES: tuple[Any, ...] = (CardSection, CardFollowUp, CardLink, CardClaim)

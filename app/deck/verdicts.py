@@ -1,6 +1,6 @@
 """Verdicts change what is reviewed: storing a verify report refreshes the misconception drills.
 
-``app.verification`` stores reports and knows nothing of review items (it sits below ``app.srs``); this
+``app.verification`` stores reports and knows nothing of review items (it sits below ``app.items``); this
 module, above both, is what every writer of a report calls (the CLI, the admin endpoint, start-up sync).
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.items.items import refresh_after_verdicts
 from app.models.verification import VerificationRun
-from app.srs.items import refresh_after_verdicts
 from app.verification.bundled import load_bundled_report
 from app.verification.store import store_report
 

@@ -27,10 +27,10 @@ from app.core.progress import Progress
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, label_text, tag_text
 from app.export.tex import unsafe_tex
+from app.items.items import PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
+from app.items.misconceptions import BACK, FRONT
 from app.render.markdown import link_open_rule
 from app.render.marks import MARKS_CSS, Mark, finish_html, locate, place
-from app.srs.items import PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
-from app.srs.misconceptions import BACK, FRONT
 from app.verification.learnable import drill_kind, drill_note
 from app.verification.present import VERDICT_LABELS, claim_note, marks_for, psi_of, verdict_kind, verdicts_in
 

@@ -7,7 +7,7 @@ an index into ``cards``, the slugs), and
 what the handbook already shows is not repeated: a card item's front and back are its title and key
 insights in the card's article, a follow-up's its ``<details>`` there (cloned by the page, never
 re-parsed). Only pitfalls, misconception drills and drill showings bring their own faces, rendered
-here by the server's own code (``app.srs.items``, ``app.srs.misconceptions``) into inert
+here by the server's own code (``app.items.items``, ``app.items.misconceptions``) into inert
 ``<template>`` elements. Nothing of card text is in the JSON: names, numbers and fingerprints only.
 
 Drills have :data:`DRILL_SHOWINGS` showings each (fresh numbers after a wrong answer), per drill key
@@ -36,11 +36,11 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from app.cards.schema import CardDoc
+from app.items import drills, unit_table
+from app.items.item_ids import fingerprint, showing_fingerprint
+from app.items.items import Face, answering_sections, drill_faces, faces
+from app.items.misconceptions import misconception_faces
 from app.models.tables import CARDS, ITEMS
-from app.srs import drills, unit_table
-from app.srs.item_ids import fingerprint, showing_fingerprint
-from app.srs.items import Face, answering_sections, drill_faces, faces
-from app.srs.misconceptions import misconception_faces
 from app.srs.prefs import Prefs
 from app.srs.scheduler import as_utc, make_scheduler
 from app.srs.state import StateRow

@@ -46,7 +46,7 @@ class ItemState(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="user.id", ondelete="CASCADE")
     item_id: int = Field(foreign_key="reviewitem.id", index=True, ondelete="CASCADE")
-    # copies of the item's ``not retired`` and ``lang`` (kept in step by app.srs.items), so counting what
+    # copies of the item's ``not retired`` and ``lang`` (kept in step by app.items.items), so counting what
     # is due is one index range scan without joins
     live: bool = True
     lang: str = ""

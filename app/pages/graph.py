@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 from starlette.responses import Response
 
 from app.api.deps import OptionalUser, SessionDep
-from app.cards.catalog import link_graph
+from app.cards.link_graph import graph_data
 from app.web.templating import render_page
 
 router = APIRouter(tags=["pages"])
@@ -21,7 +21,7 @@ router = APIRouter(tags=["pages"])
 @router.get("/graph", response_class=HTMLResponse)
 def graph_page(request: Request, session: SessionDep, user: OptionalUser) -> Response:
     """The knowledge graph: nodes coloured by module, a module filter, a search that focuses a card."""
-    graph = link_graph(session)
-    modules = {n.module.code: n.module for n in graph.nodes}
-    return render_page(request, "graph.html", {"user": user, "graph": graph.model_dump(),
-                                               "nodes": graph.nodes, "modules": list(modules.values())})
+    graph = graph_data(session)
+    modules = {n["module"]["code"]: n["module"] for n in graph["nodes"]}
+    return render_page(request, "graph.html", {"user": user, "graph": graph, "nodes": graph["nodes"],
+                                               "modules": list(modules.values())})

@@ -1,8 +1,8 @@
-"""HTML pages: ``/`` (the deck grouped by module and topic, with search) and ``/cards/{slug}``."""
+"""HTML pages: ``/`` (the deck grouped by module and topic, folded to topics on a large deck, with search) and
+``/cards/{slug}``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -22,7 +22,7 @@ from app.cards.catalog import (
 )
 from app.cards.schema import DIFFICULTIES
 from app.models.card import Card
-from app.schemas.cards import CardSummary, LabelPublic
+from app.pages.deck_outline import FOLD_AT, ModuleGroup, folded_outline, group_cards
 from app.search.match import MAX_LIMIT as MATCH_LIMIT
 from app.search.match import Hit, MatchQueryError, match
 from app.verification.present import card_overview, claim_line, mark_card, run_psi, verdict_view
@@ -30,31 +30,6 @@ from app.verification.store import latest_verdicts
 from app.web.templating import render_page
 
 router = APIRouter(tags=["pages"], include_in_schema=False)
-
-
-@dataclass
-class TopicGroup:
-    label: LabelPublic
-    cards: list[CardSummary] = field(default_factory=list)
-
-
-@dataclass
-class ModuleGroup:
-    label: LabelPublic
-    topics: list[TopicGroup] = field(default_factory=list)
-
-
-def group_cards(cards: list[CardSummary]) -> list[ModuleGroup]:
-    """Cards (already in module, topic, slug order) grouped module → topic."""
-    modules: list[ModuleGroup] = []
-    for card in cards:
-        if not modules or modules[-1].label != card.module:
-            modules.append(ModuleGroup(label=card.module))
-        topics = modules[-1].topics
-        if not topics or topics[-1].label != card.topic:
-            topics.append(TopicGroup(label=card.topic))
-        topics[-1].cards.append(card)
-    return modules
 
 
 def _choices(session: SessionDep) -> dict[str, list[tuple[str, str]]]:
@@ -88,20 +63,27 @@ def index_page(
                    tag=tag or None)
     error = ""
     hits: list[Hit] = []
-    try:
-        cards, count = find_cards(session, f, limit=None)
-        if q:
-            allowed = {c.slug for c in cards}
-            hits = [h for h in match(request.app.state.engine, q, limit=MATCH_LIMIT).hits if h.card.slug in allowed]
-            count = len(hits)
-    except (InvalidFilterError, MatchQueryError) as exc:
-        cards, count, error = [], 0, str(exc)
+    groups: list[ModuleGroup] = []
+    filters = any((module, topic, difficulty, tag))
     total = len(session.exec(select(Card.id).where(col(Card.retired).is_(False))).all())
+    folded = not (q or filters) and total > FOLD_AT
+    try:
+        if folded:
+            groups, count = folded_outline(session), total
+        elif q:
+            found = match(request.app.state.engine, q, limit=MATCH_LIMIT).hits
+            allowed = {c.slug for c in find_cards(session, f, limit=None)[0]} if filters else None
+            hits = [h for h in found if allowed is None or h.card.slug in allowed]
+            count = len(hits)
+        else:
+            cards, count = find_cards(session, f, limit=None)
+            groups = group_cards([summary(c) for c in cards])
+    except (InvalidFilterError, MatchQueryError) as exc:
+        count, error = 0, str(exc)
     context = {
-        "groups": [] if q else group_cards([summary(c) for c in cards]), "count": count, "total": total,
-        "error": error, "hits": hits,
+        "groups": groups, "folded": folded, "count": count, "total": total, "error": error, "hits": hits,
         "query": {"q": q, "module": module, "topic": topic, "difficulty": difficulty, "tag": tag},
-        "choices": _choices(session), "filtered": any((q, module, topic, difficulty, tag)), "user": user,
+        "choices": _choices(session), "filtered": bool(q) or filters, "user": user,
     }
     return render_page(request, "index.html", context, status_code=422 if error else 200)
 

@@ -31,12 +31,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.core.writes import NOT_NOW, run_write, try_write_now
+from app.items import drills
+from app.items.items import drill_faces
 from app.models import clock
 from app.models.tables import CARDS, ITEMS, LOGS, SETTINGS, SHOWINGS, STATES, UNDOS
 from app.review.errors import BadAnswer, ItemNotFound, KeyReused, NotDue, ReviewError, ShowingNotFound, ShowingUsed
 from app.review.queue import queues
-from app.srs import drills
-from app.srs.items import drill_faces
 from app.srs.prefs import Prefs
 from app.srs.scheduler import InvalidRating, as_utc, make_scheduler, parse_rating, review, to_db
 from app.srs.state import STATE_FIELDS, StateRow, fsrs_card, state_public

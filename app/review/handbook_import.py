@@ -7,7 +7,7 @@ Exactly once, in time order, through the review engine's own grading (``app.revi
   ``app.models.deck``) or of another user than the one importing (a file exported without ``--user`` is
   anyone's).
 - *Skipped and listed*: a review of an item this server does not have, retired since, or whose text
-  changed since the export (its fingerprint, ``app.srs.item_ids``; a drill's showing also by its numbers,
+  changed since the export (its fingerprint, ``app.items.item_ids``; a drill's showing also by its numbers,
   recomputed from the seed: numbers are never taken from the file).
 - *Already imported*: each review is answered with the idempotency key ``handbook:<review id>``; a key
   already in the user's log (or in an undone answer of theirs) is counted and adds nothing, so importing
@@ -35,16 +35,16 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from app.items import drills
+from app.items.handbook_reviews import HandbookReview, ReviewsFile
+from app.items.item_ids import fingerprint, parse_item_name, showing_fingerprint
+from app.items.items import card_doc
 from app.models.deck import deck_id
 from app.models.tables import CARDS, ITEMS, LOGS, SHOWINGS, UNDOS
 from app.models.user import User
 from app.review.engine import ReviewEngine
 from app.review.grading import Answer, grade_in
 from app.review.undo import take_back
-from app.srs import drills
-from app.srs.handbook_reviews import HandbookReview, ReviewsFile
-from app.srs.item_ids import fingerprint, parse_item_name, showing_fingerprint
-from app.srs.items import card_doc
 from app.srs.scheduler import to_db
 from app.verification.store import CardVerdicts, card_verdicts
 

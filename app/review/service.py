@@ -16,13 +16,13 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.core.writes import run_write
+from app.items import drills
+from app.items.items import drill_faces, faces
+from app.items.misconceptions import card_marks, misconception_faces
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.review.errors import ItemNotFound
 from app.review.queue_index import REVIEW_STATE, Pick
-from app.srs import drills
-from app.srs.items import drill_faces, faces
-from app.srs.misconceptions import card_marks, misconception_faces
 from app.srs.prefs import settings_for
 from app.srs.scheduler import as_utc, to_db
 from app.srs.state import StateRow, state_public

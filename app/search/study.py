@@ -13,9 +13,9 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from app.core.vocab import lang_matches
+from app.items.items import faces
 from app.models.card import Card
 from app.models.review import ReviewItem
-from app.srs.items import faces
 
 MAX_STUDY_CARDS = 20
 STUDY_KINDS = ("card", "followup", "pitfall")

@@ -1,1 +1,4 @@
-"""Spaced repetition: review items derived from cards, FSRS-6 scheduling glue, drills, stats, optimiser."""
+"""The scheduling domain: FSRS-6 scheduling glue, an item's state, due counts, stats, prefs, the optimiser.
+
+Pure: it imports neither the web stack nor torch, nor verdicts (app.verification) nor rendering
+(app.render); the review items a card yields are built in app.items."""

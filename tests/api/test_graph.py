@@ -26,3 +26,14 @@ def test_graph_nodes_edges_and_dangling_links(read_client: TestClient) -> None:
         {"source": "zero-optimizer", "slug": "", "title": {"zh": "不存在的卡片", "en": "A card not written yet"}},
         {"source": "zero-optimizer", "slug": "missing-card", "title": {"zh": "", "en": ""}},
     ]
+
+
+def test_graph_json_has_exactly_the_documented_shape(read_client: TestClient) -> None:
+    """/api/graph writes plain dicts straight as JSON: they must be what GraphPublic documents, no field more."""
+    from app.schemas.cards import GraphPublic
+
+    graph = read_client.get("/api/graph").json()
+    assert GraphPublic.model_validate(graph).model_dump() == graph
+    schema = read_client.get("/openapi.json").json()
+    ok = schema["paths"]["/api/graph"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok == {"$ref": "#/components/schemas/GraphPublic"}

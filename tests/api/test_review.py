@@ -156,8 +156,8 @@ def test_bad_bodies_get_field_by_field_422(two: tuple[TestClient, dict[str, str]
 
 
 def test_drill_answer_graded_with_stored_numbers(two: tuple[TestClient, dict[str, str], dict[str, str]]) -> None:
+    from app.items import drills
     from app.models import DrillShowing
-    from app.srs import drills
 
     client, alice, _ = two
     engine = client.app.state.engine  # type: ignore[attr-defined]

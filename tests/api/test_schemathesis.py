@@ -30,7 +30,7 @@ from sqlmodel import Session
 
 from app.auth.users import create_user
 from app.models.migrate import init_db
-from tests.utils.db import backend_name
+from harness.db import backend_name
 
 ROOT = Path(__file__).resolve().parents[2]
 # Per operation, per mode, per role. Fewer on PostgreSQL: the handlers, validation and serialisation are the
@@ -54,7 +54,7 @@ SKIP_CHECK: dict[tuple[str, str], tuple[Any, str | None]] = {
     # whether `rating` or `typed_answer` is needed depends on the item's kind, which a schema cannot say
     ("POST", "/api/review"): (st_checks.positive_data_acceptance, None),
     # a reviews file must name this server's deck and the caller (409 otherwise), and each review a real item
-    # with its fingerprint and an ISO time: more than the body's JSON Schema can say (app/srs/handbook_reviews.py)
+    # with its fingerprint and an ISO time: more than the body's JSON Schema can say (app/items/handbook_reviews.py)
     ("POST", "/api/review/import/handbook"): (st_checks.positive_data_acceptance, None),
     # a page form: without a session it redirects to /login (303) before reading the form
     ("POST", "/quiz/settings"): (st_checks.negative_data_rejection, "anonymous"),

@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
+from app.items import drills
 from app.models import DrillShowing, ReviewItem, ReviewLog
-from app.srs import drills
 from tests.api.test_review import _show_drill, _users
 from tests.utils.srs_cards import small_deck
 

@@ -20,7 +20,7 @@ from app.auth.ratelimit import LINK, PASSWORD, LoginLimiter
 from app.auth.users import create_user
 from app.models.card import utcnow
 from app.models.user import LoginFailure
-from tests.utils.server import ROOT, free_port, stop, wait_healthy
+from harness.server import ROOT, free_port, stop, wait_healthy
 
 PASSWORD_OK = "correct horse battery"
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cards.cardfile import dump_card, load_card_file, load_card_text
-from tests.utils.deckgen import generated_card
+from harness.deckgen import generated_card
 from verify.reading.cardfile import CardFileError
 
 VALID = dump_card(generated_card(1, 5))

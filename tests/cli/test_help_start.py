@@ -1,5 +1,5 @@
 """``proofdeck --help`` and every subcommand's ``--help`` answer at once: within 10x a bare interpreter's start
-(medians, measured side by side in this run: tests/utils/startup.py), because the command line imports
+(medians, measured side by side in this run: harness/startup.py), because the command line imports
 only typer until a command runs; what a command needs is imported inside it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.utils.startup import ROOT, help_commands, measure
+from harness.startup import ROOT, help_commands, measure
 
 HEAVY = ("sqlmodel", "sqlalchemy", "pydantic", "pydantic_settings", "sympy", "torch", "fastapi", "uvicorn",
          "numpy", "yaml", "jinja2", "genanki", "rich", "verify")

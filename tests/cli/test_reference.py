@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.cli.reference import BEGIN, END, README, command_table, with_table
-from tests.utils.startup import help_commands
+from harness.startup import help_commands
 
 
 def test_readme_table_is_the_generated_one() -> None:

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
-from tests.utils.server import ROOT
+from harness.server import ROOT
 from verify.report.table import cells, summary, wrap
 
 REPORT = ROOT / "verify" / "results" / "latest.json"

@@ -26,8 +26,8 @@ import app.models.migrate as migrate
 from app.auth.users import create_user
 from app.core.db import make_engine
 from app.models.migrate import init_db
-from tests.utils.db import fresh_database_url
-from tests.utils.server import ROOT
+from harness.db import fresh_database_url
+from harness.server import ROOT
 
 DDL = ("CREATE", "DROP", "ALTER")
 

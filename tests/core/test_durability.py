@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.core.config import Settings, settings
 from app.core.db import make_engine
 from app.main import create_app
-from tests.utils.server import ROOT
+from harness.server import ROOT
 
 LEVELS = {"OFF": 0, "NORMAL": 1, "FULL": 2, "EXTRA": 3}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.utils.server import ROOT
+from harness.server import ROOT
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from app.core import checkpointer as checkpointer_mod
 from app.core.config import settings
 from app.core.writes import run_write
 from app.main import create_app
-from tests.utils.db import backend_name
+from harness.db import backend_name
 
 
 def _autocheckpoint(engine: object) -> int:

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from harness.server import ROOT, free_port
 from tests.utils.fetch_site import TYPED_URL
-from tests.utils.server import ROOT, free_port
 
 
 @pytest.mark.slow

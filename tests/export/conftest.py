@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from app.cards.cardfile import dump_card
 from app.cards.schema import CardDoc
-from tests.utils.deck import make_deck, make_verdicts
+from harness.deck import make_deck, make_verdicts
 
 DECK_SIZE = 200
 

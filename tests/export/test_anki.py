@@ -15,7 +15,7 @@ from anki.import_export_pb2 import ImportAnkiPackageOptions
 
 from app.cards.schema import CardDoc, LangText
 from app.export.anki import FIELDS, field_html, inert, write_package
-from app.srs.items import MISCONCEPTION_KINDS, pitfall_pairs
+from app.items.items import MISCONCEPTION_KINDS, pitfall_pairs
 from tests.export.test_handbook import live_markup
 
 T0 = 1_764_000_000.0

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from app.cards.schema import CardDoc
 from app.export.handbook import render_handbook
-from tests.utils.deck import token
+from harness.deck import token
 
 MATHML = "http://www.w3.org/1998/Math/MathML"
 

@@ -17,12 +17,12 @@ from sqlmodel import Session, col, select
 from app.auth.users import create_user
 from app.export.deck import load_docs, load_verdicts
 from app.export.handbook import render_handbook
+from app.items import drills
 from app.models.card import Card
 from app.models.review import ReviewItem
 from app.models.user import User
 from app.review.engine import ReviewEngine
 from app.review.study_snapshot import handbook_study
-from app.srs import drills
 from tests.export.test_handbook import live_markup
 from tests.utils.handbook import items
 from tests.utils.review import engine_answer

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 from app.auth.users import create_user
 from app.cli.main import cli
 from app.core.db import make_engine
+from app.items import drills
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
-from app.srs import drills
 from app.srs.state import StateRow
 from tests.utils.handbook import item_of, open_offline, replay
 from tests.utils.srs_cards import make_card, write_deck

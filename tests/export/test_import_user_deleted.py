@@ -12,17 +12,17 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 from typer.testing import CliRunner
 
-import app.api.routes.obsidian as obsidian_routes
+import app.api.routes.review.imports as obsidian_routes
 import app.export.obsidian_state as vault_reader
 from app.auth.users import create_user
 from app.cli.main import cli
 from app.deck.sync import sync_cards
 from app.models.tables import STATES
 from app.models.user import User
+from harness.deck import make_deck
 from tests.export.conftest import write_cards
 from tests.export.test_obsidian_api import URL, reviewed_vault, tokens
 from tests.export.test_obsidian_roundtrip import edit, export
-from tests.utils.deck import make_deck
 
 
 def test_a_user_deleted_mid_import_gets_a_clear_error(engine: Engine, database_url: str, tmp_path: Path,

@@ -51,8 +51,8 @@ def test_the_cli_lists_every_hostile_comment_and_applies_the_good_one(
 
     from app.auth.users import create_user
     from app.deck.sync import sync_cards
+    from harness.deck import make_deck
     from tests.export.conftest import write_cards
-    from tests.utils.deck import make_deck
 
     sync_cards(engine, write_cards(tmp_path / "cards", make_deck(len(HOSTILE) + 1)))
     with Session(engine) as s:

@@ -23,9 +23,9 @@ from app.models import clock
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem
 from app.review.grading import Answer, grade_batch
+from harness.deck import make_deck
 from tests.export.conftest import write_cards
 from tests.utils import srplugin
-from tests.utils.deck import make_deck
 
 runner = CliRunner()
 T = datetime(2026, 12, 4, tzinfo=UTC)

@@ -13,9 +13,9 @@ from app.cards.schema import CardDoc, Claim, FollowUp, Label, LangText, Link
 from app.export.anki import card_notes, write_package
 from app.export.handbook import render_handbook
 from app.export.obsidian import vault_files, write_vault
+from harness.deck import XSS
 from tests.export.test_handbook import live_markup
 from tests.export.test_obsidian import body_without_code
-from tests.utils.deck import XSS
 
 
 def hostile_card(i: int, payload: str) -> CardDoc:

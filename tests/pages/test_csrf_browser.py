@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from app.auth.users import create_user
 from app.models.user import UserSettings
-from tests.utils.server import free_port
+from harness.server import free_port
 
 pytestmark = pytest.mark.backend_agnostic("the same-origin check in Chromium is in the request path, not the store; "
                                           "sessions run on both backends in tests/auth")

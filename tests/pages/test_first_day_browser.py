@@ -23,7 +23,7 @@ from sqlmodel import Session, col, func, select
 
 from app.core.db import make_engine
 from app.models import Card, ReviewItem
-from tests.utils.accounts import new_user_token
+from tests.utils.accounts import new_user
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,9 +42,10 @@ def cards_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def learner(live_server: str, database_url: str) -> Iterator[tuple[str, httpx.Client]]:
-    token = new_user_token(database_url, "first-day")
+    """(a one-time login link's token for the page, the same learner through the API)."""
+    token, link = new_user(database_url, "first-day")
     with httpx.Client(base_url=live_server, headers={"Authorization": f"Bearer {token}"}, timeout=30) as api:
-        yield token, api
+        yield link, api
 
 
 def _logged(api: httpx.Client, n: int) -> None:
@@ -121,14 +122,14 @@ def _to_next_drill(page: Any, api: httpx.Client, live_server: str) -> dict[str, 
 def _chain_counts_and_keys_in_a_drill_box(live_server: str, database_url: str, browser: Any) -> None:
     from playwright.sync_api import expect
 
-    token = new_user_token(database_url, "chain")
+    token, link = new_user(database_url, "chain")
     context = browser.new_context(viewport={"width": 1000, "height": 900})
     page = context.new_page()
     with httpx.Client(base_url=live_server, headers={"Authorization": f"Bearer {token}"}, timeout=30) as api:
         try:
             api.put("/api/review/settings", json={"new_per_day": 200, "bury_siblings": False,
                                                   "gather_order": "deck"}).raise_for_status()
-            page.goto(f"{live_server}/login?token={token}&next=/quiz")
+            page.goto(f"{live_server}/login?token={link}&next=/quiz")
             expect(page.locator("#kind")).to_contain_text("card")
             _header_matches(page, api)
             page.keyboard.press("Space")

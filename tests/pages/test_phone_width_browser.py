@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.utils.accounts import new_user_token
+from tests.utils.accounts import new_user_link
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = 390
@@ -44,7 +44,7 @@ def _widest(page: Any) -> str:
 
 
 def test_card_quiz_and_stats_pages_fit_390px(live_server: str, database_url: str, browser: Any) -> None:
-    token = new_user_token(database_url, "phone")
+    token = new_user_link(database_url, "phone")
     slugs = sorted(p.stem for p in (ROOT / "cards").glob("*.md") if p.stem != "README")
     assert len(slugs) >= 20
     context = browser.new_context(viewport={"width": PHONE, "height": 844})

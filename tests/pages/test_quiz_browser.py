@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
+from app.items import drills
 from app.models import DrillShowing
 from app.models.user import UserSettings
-from app.srs import drills
 from tests.utils.srs_cards import make_card, write_deck
 
 pytestmark = pytest.mark.backend_agnostic("the quiz's keys in Chromium; "
@@ -37,7 +38,8 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
             # the card, then its follow-up (the chain), then the next card: no sibling burying
             s.flush()
             st = s.get(UserSettings, user.id)

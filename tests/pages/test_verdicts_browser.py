@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.core.config import settings
 from app.core.db import make_engine
@@ -145,7 +146,8 @@ def test_quiz_back_of_a_misconception_drill(verified: str, database_url: str, pa
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "mia")
+            user, _api_token = create_user(s, "mia")
+            token = issue_link(s, user)
             user_id = user.id
         assert user_id is not None
         with Session(engine) as s:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.utils.load import build_deck, reviewers, run_load, stored_keys
-from tests.utils.server import free_port, spawn_uvicorn, stop, wait_healthy
+from harness.load import build_deck, reviewers, run_load, stored_keys
+from harness.server import free_port, spawn_uvicorn, stop, wait_healthy
 
 SECONDS = float(os.environ.get("PROOFDECK_LOAD_SECONDS", "30"))
 CLIENTS = 16

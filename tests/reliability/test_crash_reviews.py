@@ -17,8 +17,8 @@ from sqlmodel import Session, col, select
 from app.core.db import make_engine
 from app.models import ItemState, ReviewLog, User
 from app.srs.scheduler import as_utc
-from tests.utils.load import build_deck, reviewers
-from tests.utils.server import free_port, spawn_uvicorn, stop, wait_healthy
+from harness.load import build_deck, reviewers
+from harness.server import free_port, spawn_uvicorn, stop, wait_healthy
 
 THREADS = 4  # 2 users x 2 clients, disjoint items
 ACKS_BEFORE_KILL = 120

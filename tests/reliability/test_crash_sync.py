@@ -19,8 +19,8 @@ from app.core.db import make_engine
 from app.deck.sync import sync_cards
 from app.models import Card, CardFollowUp, CardSection
 from app.models.migrate import init_db
-from tests.utils.deckgen import write_deck
-from tests.utils.server import ROOT, free_port
+from harness.deckgen import write_deck
+from harness.server import ROOT, free_port
 
 N = 1000
 

@@ -22,8 +22,8 @@ from sqlmodel import Session, select
 
 from app.core.db import make_engine
 from app.models import Card
-from tests.utils.db import fresh_database_url
-from tests.utils.server import ROOT, free_port, stop
+from harness.db import fresh_database_url
+from harness.server import ROOT, free_port, stop
 
 pytestmark = pytest.mark.slow
 WORKERS = 2

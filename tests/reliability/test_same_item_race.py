@@ -20,8 +20,8 @@ from sqlmodel import Session, col, func, select
 from app.core.db import make_engine
 from app.models import ItemState, ReviewLog
 from app.srs.scheduler import now_utc
-from tests.utils.load import build_deck
-from tests.utils.server import uvicorn_server
+from harness.load import build_deck
+from harness.server import uvicorn_server
 
 RACERS = 8
 

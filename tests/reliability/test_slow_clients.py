@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.utils.server import ROOT, free_port, stop, wait_healthy
+from harness.server import ROOT, free_port, stop, wait_healthy
 
 pytestmark = pytest.mark.slow
 HEADER_TIMEOUT = 2.0

@@ -14,9 +14,9 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.deck.sync import sync_cards
+from app.items import drills
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.review.errors import BadAnswer, ItemNotFound, NothingToUndo
-from app.srs import drills
 from app.srs.prefs import Prefs
 from tests.utils.review import engine_answer, engine_next, review_engine
 from tests.utils.srs_cards import make_card, new_user_id, write_deck

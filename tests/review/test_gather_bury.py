@@ -17,11 +17,11 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from app.deck.sync import sync_cards
+from app.items.items import refresh_stale_items
 from app.models import Card, ItemState, ReviewItem
 from app.models.review import ItemSource
 from app.review import gather
 from app.review.queue import queues
-from app.srs.items import refresh_stale_items
 from app.srs.prefs import Prefs
 from tests.utils.review import engine_answer, engine_next, review_engine
 from tests.utils.srs_cards import make_card, new_user_id, write_deck

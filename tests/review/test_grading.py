@@ -23,7 +23,7 @@ from app.review import errors
 from app.review.committer import GroupCommit
 from app.review.grading import Answer, grade_batch
 from app.srs.scheduler import InvalidRating
-from tests.utils.db import backend_name
+from harness.db import backend_name
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)

@@ -17,14 +17,14 @@ from typer.testing import CliRunner
 from app.auth.users import create_user
 from app.cli.main import cli
 from app.deck.sync import sync_cards
+from app.items import drills
+from app.items.handbook_reviews import ReviewsFileError, read_reviews_file
+from app.items.item_ids import showing_fingerprint
 from app.models.card import Card
 from app.models.review import ItemState, ReviewItem, ReviewLog
 from app.models.user import User
 from app.review.engine import ReviewEngine
 from app.review.handbook_import import ForeignFile, import_handbook_reviews
-from app.srs import drills
-from app.srs.handbook_reviews import ReviewsFileError, read_reviews_file
-from app.srs.item_ids import showing_fingerprint
 from app.srs.state import StateRow
 from tests.utils.handbook import entry, replay, reviews_file, study_data
 from tests.utils.review import engine_answer

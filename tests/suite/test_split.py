@@ -48,7 +48,7 @@ def test_store_behind_a_page(database_url):
 '''
 
 BACKEND_AWARE = '''
-from tests.utils.db import backend_name
+from harness.db import backend_name
 
 
 def test_branches_on_the_backend():

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.utils.db import backend_name
+from harness.db import backend_name
 
 TABLE = Path(__file__).resolve().parents[1] / "durations.json"
 

@@ -2,7 +2,7 @@
 
 A test is ``db_independent`` when nothing in it can tell SQLite from PostgreSQL: it requests no
 ``database_url`` or ``module_database_url`` fixture (directly or through ``engine``, ``client``,
-``read_client``, ``live_server``...) and its module does not use ``tests.utils.db`` (which picks the
+``read_client``, ``live_server``...) and its module does not use ``harness.db`` (which picks the
 backend) or name its variable. Such a test gets the marker here, and the PostgreSQL pass
 (``--db-dependent-only``, as ``make test`` runs it) leaves it out: it already ran in the SQLite pass, which
 runs every test. Folders in :data:`DB_FREE_DIRS` are not even collected in that pass (torch imports, the
@@ -32,7 +32,7 @@ AGNOSTIC = "backend_agnostic"
 DB_FIXTURES = ("database_url", "module_database_url")
 # A test module that uses this module (it picks the backend) or names this variable may depend on the backend
 # without asking for the fixture.
-DB_MODULE = "tests.utils.db"
+DB_MODULE = "harness.db"
 DB_ENV = "PROOFDECK_TEST_POSTGRES_URL"
 ROOT = Path(__file__).resolve().parents[2]
 DB_FREE_DIRS = (ROOT / "tests" / "verify",)  # whole folders that never touch a database

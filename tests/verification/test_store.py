@@ -61,7 +61,7 @@ def test_a_run_is_done_only_with_its_drills_refreshed(engine: Engine, monkeypatc
     job's refresh, CI 2026-12-02.)"""
     from app.deck import verdicts as deck_verdicts
     from app.deck.verdicts import store_verdicts
-    from app.srs.items import refresh_after_verdicts as real_refresh
+    from app.items.items import refresh_after_verdicts as real_refresh
 
     seen_meanwhile: list[list[VerificationRun]] = []
 

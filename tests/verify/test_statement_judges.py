@@ -12,22 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.utils.bilingual import card
 from verify.judge.statements import arithmetic, consistency, facts, formulas, parity
 from verify.judge.statements import card as card_judge
 from verify.judge.statements.card import CardStatements, StatementVerdict, judge_text
-
-
-def card(summary: tuple[str, str], insights: tuple[str, ...] = (), derivation: tuple[str, str] | None = None,
-         slug: str = "t") -> str:
-    """A card file with a summary (zh, en), insights as bullets (zh1, en1, zh2, en2, …), a derivation."""
-    zh_ins = "\n".join(f"- {x}" for x in insights[0::2])
-    en_ins = "\n".join(f"- {x}" for x in insights[1::2])
-    parts = [f"---\nslug: {slug}\n---\n", f"# Summary\n\n## zh\n\n{summary[0]}\n\n## en\n\n{summary[1]}\n"]
-    if insights:
-        parts.append(f"# Key insights\n\n## zh\n\n{zh_ins}\n\n## en\n\n{en_ins}\n")
-    if derivation:
-        parts.append(f"# Derivation\n\n## zh\n\n{derivation[0]}\n\n## en\n\n{derivation[1]}\n")
-    return "\n".join(parts)
 
 
 def verdict_of(judged: CardStatements, text: str, lang: str) -> StatementVerdict:

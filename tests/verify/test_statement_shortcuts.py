@@ -100,3 +100,15 @@ def test_the_fingerprint_tells_a_typo_apart() -> None:
     assert fingerprint.differ(12 * h**2 + 13 * h, 12 * h**2 + 11 * h)
     assert fingerprint.ratio_varies(s * b * h, s * b)
     assert not fingerprint.power_ratio(s * b * h, s * b, {s, b, h}, (2, -2))
+
+
+def test_an_unknown_function_gets_a_value_that_keeps_identities() -> None:
+    """The bank writes ``O(N \\log N)`` (an unknown function to sympy): read as one fixed function, it is told
+    apart from a formula without it, and never from the same call written another way."""
+    n, psi = sp.symbols("N Psi", positive=True)
+    big_o = sp.Function("O")
+    assert fingerprint.value(big_o(n * sp.log(n))) is not None
+    assert fingerprint.differ(big_o(n * sp.log(n)), 12 * psi / n)
+    assert fingerprint.differ(big_o(n * sp.log(n)), big_o(n))
+    assert not fingerprint.differ(big_o(n * sp.log(n)) + big_o(n), sp.expand(big_o(sp.log(n) * n) + big_o(n)))
+    assert not fingerprint.differ(2 * big_o(n), big_o(n) + big_o(n))

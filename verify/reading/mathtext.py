@@ -166,11 +166,25 @@ class _Parser:
         raise ValueError(f"unexpected {t.text!r}")
 
 
+_RATES = {"bytes/s": "bytes", "FLOP/s": "FLOP"}  # a rate is its amount per second
+
+
 def _combine(a: dict[str, int], b: dict[str, int], sign: int) -> dict[str, int]:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = out.get(k, 0) + sign * v
-    return {k: v for k, v in out.items() if v}
+    """The kinds of a product (``sign`` 1) or quotient (−1), rates taken apart and put back together:
+    8 KB ÷ 50 GB/s is seconds, 50 GB/s × 20 ms is bytes, 1 GB ÷ 1 s is bytes/s."""
+    out: dict[str, int] = {}
+    for kinds, times in ((a, 1), (b, sign)):
+        for k, v in kinds.items():
+            if k in _RATES:
+                out[_RATES[k]] = out.get(_RATES[k], 0) + times * v
+                out["seconds"] = out.get("seconds", 0) - times * v
+            else:
+                out[k] = out.get(k, 0) + times * v
+    out = {k: v for k, v in out.items() if v}
+    for rate, amount in _RATES.items():
+        if out == {amount: 1, "seconds": -1}:
+            return {rate: 1}
+    return out
 
 
 def _mantissa(tok: Tok | None) -> sp.Rational | None:
@@ -215,9 +229,9 @@ def _runs(toks: list[Tok], symbols: dict[str, sp.Symbol]) -> list[list[Tok]]:
                                                                                                           "word")))))
         if mathy:
             runs[-1].append(t)
-        elif t.kind == "word" and k > 0 and toks[k - 1].kind == "atom" and k + 1 < len(toks) and \
+        elif t.kind == "word" and t.gap and k > 0 and toks[k - 1].kind == "atom" and k + 1 < len(toks) and \
                 toks[k + 1].kind == "op" and toks[k + 1].text in "×*/·":
-            continue  # what a number counts, inside a product: "7B params × 2 bytes"
+            continue  # what a number counts, inside a product: "7B params × 2 bytes" (but 4α/2 is no count)
         elif runs[-1]:
             runs.append([])
     return [r for r in runs if any(t.kind in ("atom", "psi") or t.kind == "word" for t in r)]
@@ -250,6 +264,22 @@ def _cut_before(text: str, toks: list[Tok], first: Tok, symbols: dict[str, sp.Sy
     return False
 
 
+def _cut_after(text: str, toks: list[Tok], last: Tok, symbols: dict[str, sp.Symbol]) -> bool:
+    """An operator continues the run's last side after words in its clause: the side goes on outside the run
+    ("6N = 2N for the forward pass + 4N for the backward pass"). An operand, a relation or a clause boundary
+    first ends the search."""
+    end = last.start + len(last.text)
+    stop = next((m.start() + end for m in _CLAUSE.finditer(text[end:])), len(text))
+    after = [t for t in toks if end <= t.start < stop]
+    for k, t in enumerate(after):
+        hyphen = t.text == "-" and not t.gap and k + 1 < len(after) and not after[k + 1].gap
+        if t.kind == "op" and t.text in _CONTINUES | {"-"} and not hyphen:
+            return k > 0  # (an operator right after the run is the run's own trailing operator)
+        if t.kind in ("rel", "stop", "atom", "psi") or t.text in "()" or (t.kind == "word" and t.text in symbols):
+            return False  # ("r + c numbers for an r × c matrix": another formula)
+    return False
+
+
 def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
     """Everything plain ``text`` (no TeX) states."""
     out: list[Found] = []
@@ -259,11 +289,18 @@ def plain(text: str, symbols: dict[str, sp.Symbol]) -> list[Found]:
                                   _cut_before(text, toks, run[0], symbols))
         while run and run[0].kind in ("rel", "op") and run[0].text not in "(-−":
             run = run[1:]
-        cut_right = bool(run) and run[-1].kind == "op" and run[-1].text != ")"
+        cut_right = bool(run) and (run[-1].kind == "op" and run[-1].text != ")" or
+                                   _cut_after(text, toks, run[-1], symbols))
         while run and (run[-1].kind in ("rel", "op") and run[-1].text != ")"):
             run = run[:-1]
         if not run:
             continue
+        rels = [k for k, t in enumerate(run) if t.kind == "rel"]
+        if (cut_left or cut_right) and len(rels) >= 2:  # "… / 8 = 544 MiB / 8 = 68 MiB": the chain inside stands
+            head, tail = (rels[0] + 1 if cut_left else 0), (rels[-1] if cut_right else len(run))
+            out += [Found((s,)) for t in run[:head] + run[tail + 1:] if t.kind == "atom" and not t.extra.get("sup")
+                    if (s := _side([t], text, symbols, False))]
+            run, cut_left, cut_right = run[head:tail], False, False
         if cut_left or cut_right:  # a side of it is outside the run: its numbers, no relation
             out += [Found((s,)) for t in run if t.kind == "atom" and not t.extra.get("sup")
                     if (s := _side([t], text, symbols, False))]

@@ -116,6 +116,7 @@ def _number(num: str, sci: str | None) -> tuple[sp.Rational, int, sp.Rational]:
 def tokens(text: str) -> list[Tok]:
     """Numbers with what follows them (a scale, a unit, %, ×, Ψ) merged into one atom token. A number glued to
     the letters before it is part of a name (ZeRO-3, E4M3, fp16, H100), not a statement."""
+    text = text.replace("\u00b5", "\u03bc")  # the micro sign µ as the Greek μ (µs is μs): the same length
     raw = list(_TOKEN.finditer(text))
     out: list[Tok] = []
     i, gap = 0, True
@@ -166,6 +167,8 @@ def tokens(text: str) -> list[Tok]:
                 elif (nxt.lastgroup == "op" and word == "×" or nxt.lastgroup == "word" and word in _MULT_WORDS) \
                         and not _followed_by_operand(raw, k + 1):
                     tok.unit, tok.text, j = "×", text[m.start():nxt.end()], k + 1
+                elif nxt.lastgroup == "word" and word.startswith("倍") and len(word) > 1:
+                    tok.unit, tok.text, j = "×", text[m.start():nxt.start() + 1], k + 1  # 1.75 倍消息大小: 倍 ends
                 elif nxt.lastgroup == "psi":
                     tok.extra["psi"] = True  # 16Ψ: the parser multiplies by the vocabulary's Ψ
                     tok.text, j = text[m.start():nxt.end()], k + 1
@@ -251,8 +254,21 @@ def _split_symbols(toks: list[Tok]) -> list[Tok]:
 
 
 def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
+    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "5 × a × s × b",
+    "160 × sbh = 2.5 GiB": then × multiplies, it is no "34×" multiplier; "1.5× the cost" is one)."""
     while k < len(raw) and raw[k].lastgroup == "space":
         k += 1
+    if k < len(raw) and raw[k].lastgroup == "word" and _symbol_product(raw[k].group(0)):
+        after = k + 1
+        while after < len(raw) and raw[after].lastgroup == "space":
+            after += 1
+        return after < len(raw) and raw[after].lastgroup in ("op", "rel")
     return k < len(raw) and (bool(raw[k].group("num")) or raw[k].lastgroup == "psi" or raw[k].group(0) == "(")
+
+
+def _symbol_product(word: str) -> bool:
+    from verify.known.vocabulary import SYMBOLS
+
+    return 1 <= len(word) <= 5 and all(c in SYMBOLS for c in word)
 
 

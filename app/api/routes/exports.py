@@ -1,56 +1,48 @@
-"""Exports over HTTP: one card as an Obsidian note, the Obsidian vault as a zip, the offline handbook.
-
-``GET /api/cards/{slug}.md`` lives here, not in the cards router: this router is included BEFORE
-the cards router in ``app/api/main.py`` so that ``/api/cards/{slug}`` does not swallow ``.md``.
-"""
+"""``/api/export``: the Obsidian vault as a zip (as exported, or merged with the client's notes so the reviews
+done in Obsidian stay), the offline handbook. One card as an Obsidian note is ``GET /api/cards/{slug}.md``
+(``app/api/routes/cards.py``)."""
 
 from __future__ import annotations
-
-from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
+from app.api.downloads import disposition
 from app.api.errors import errors
-from app.export.deck import UnknownCardError, load_doc, load_docs, load_outline, load_verdicts
+from app.api.vault_notes import VaultNotes
+from app.export.deck import load_docs, load_verdicts
 from app.export.handbook import render_handbook
-from app.export.obsidian import VaultLayout, card_note, vault_files, vault_zip
+from app.export.obsidian import vault_files, vault_zip
+from app.export.obsidian_state import read_vault_notes
 from app.review.study_snapshot import handbook_study
 
-router = APIRouter(prefix="/api", tags=["exports"])
+router = APIRouter(prefix="/api/export")
 
 
-def _disposition(kind: str, ascii_name: str, name: str | None = None) -> dict[str, str]:
-    value = f'{kind}; filename="{ascii_name}"'
-    if name and name != ascii_name:
-        value += f"; filename*=UTF-8''{quote(name)}"
-    return {"Content-Disposition": value, "X-Content-Type-Options": "nosniff"}
-
-
-@router.get("/cards/{slug}.md", response_class=Response,
-            responses={200: {"content": {"text/markdown": {}}}, **errors(404, 422)})
-def card_markdown(slug: str, session: SessionDep) -> Response:
-    """One card as an Obsidian note; its wikilinks use the vault's file names."""
-    try:
-        doc = load_doc(session, slug)
-    except UnknownCardError as exc:
-        raise HTTPException(status_code=404, detail=str(exc)) from None
-    layout = VaultLayout.plan(load_outline(session))
-    text = card_note(doc, layout, load_verdicts(session))
-    return Response(text, media_type="text/markdown; charset=utf-8",
-                    headers=_disposition("inline", f"{slug}.md", f"{layout.name[slug]}.md"))
-
-
-@router.get("/export/obsidian.zip", response_class=Response,
+@router.get("/obsidian.zip", response_class=Response, tags=["exports"],
             responses={200: {"content": {"application/zip": {}}}})
 def obsidian_zip(session: SessionDep) -> Response:
     """The Obsidian vault: a folder per module, a note per card, an index note per module."""
     data = vault_zip(vault_files(load_docs(session), load_verdicts(session)))
     return Response(data, media_type="application/zip",
-                    headers=_disposition("attachment", "proofdeck-obsidian.zip"))
+                    headers=disposition("attachment", "proofdeck-obsidian.zip"))
 
 
-@router.get("/export/handbook.html", response_class=Response,
+@router.post("/obsidian.zip", response_class=Response, tags=["obsidian"],
+             responses={200: {"content": {"application/zip": {}}}, **errors(400, 422)})
+def obsidian_zip_merged(body: VaultNotes, session: SessionDep) -> Response:
+    """The vault zip (as ``GET``), with the Spaced Repetition plugin's scheduling comments and note-review
+    properties of the notes sent kept under the same follow-ups, so unzipping it over the vault keeps
+    the reviews done in Obsidian. Nothing is stored; unreadable comments are left out (and listed in the
+    ``X-Proofdeck-Skipped`` header, a count)."""
+    vault = read_vault_notes(body.notes)
+    data = vault_zip(vault_files(load_docs(session), load_verdicts(session), vault=vault))
+    return Response(data, media_type="application/zip",
+                    headers={"Content-Disposition": 'attachment; filename="proofdeck-obsidian.zip"',
+                             "X-Content-Type-Options": "nosniff", "X-Proofdeck-Skipped": str(len(vault.problems))})
+
+
+@router.get("/handbook.html", response_class=Response, tags=["exports"],
             responses={200: {"content": {"text/html": {}}}, **errors(401, 422)})
 def handbook_html(session: SessionDep, engine: ReviewEngineDep, user: OptionalUser,
                   mine: bool = Query(False, description="Embed your review state (signed in): the handbook's study "
@@ -64,4 +56,4 @@ def handbook_html(session: SessionDep, engine: ReviewEngineDep, user: OptionalUs
     study = handbook_study(engine, docs, user if mine else None)
     html = render_handbook(docs, load_verdicts(session), study=study)
     return Response(html, media_type="text/html; charset=utf-8",
-                    headers=_disposition("attachment", "proofdeck-handbook.html"))
+                    headers=disposition("attachment", "proofdeck-handbook.html"))

@@ -4,7 +4,7 @@
 ``usersettings.bury_siblings``: an answered item's siblings (items of the same card) wait until the next day.
 
 Revision ID: 0011_gather_bury
-Revises: 0009_deck_identity
+Revises: 0010_login_links
 Create Date: 2026-12-04 02:30:00
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011_gather_bury"
-down_revision = "0009_deck_identity"
+down_revision = "0010_login_links"
 branch_labels = None
 depends_on = None
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from verify.judge.statements import arithmetic, consistency, facts, formulas, parity
+from verify.judge.statements import arithmetic, consistency, definitions, facts, formulas, instances, parity
 from verify.judge.statements.findings import Finding
 from verify.reading.cardfile import CardText, split
 from verify.reading.claims import Claim, card_claims, parse_claims
@@ -144,6 +144,12 @@ def _judge(card: CardText, claims: list[Claim], claim_verdicts: dict[str, str] |
     out = CardStatements(slug)
     pairs = [(pair, *pair_statements(pair)) for pair in card_pairs(card)]
     own = {id(st): _own(st, claims, verdicts) for _p, zh, en in pairs for st in (*zh, *en)}
+    for lang in ("zh", "en"):  # a name the card defines twice, differently: the formula it is, as a statement
+        units = [u for p, _zh, _en in pairs if (u := p.zh if lang == "zh" else p.en) is not None]
+        for st, finding in (*definitions.check_units(units), *instances.check_units(units)):
+            _p, zh, en = next(t for t in pairs if st.unit in (t[0].zh, t[0].en))
+            (zh if lang == "zh" else en).append(st)
+            own[id(st)] = (finding, "")
 
     def confirmed(st: Statement) -> bool:
         return (f := own[id(st)][0]) is not None and f.verdict == "confirmed"

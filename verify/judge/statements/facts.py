@@ -21,12 +21,15 @@ from verify.reading import units
 from verify.reading.statements import Statement
 
 JUDGE = "fact"
+_UNSIGNED = r"(?:无符号|unsigned)\s*(?:的\s*)?"  # "无符号 int4", "unsigned int8": the unsigned type
+_SIGNED = r"(?<!无符号 )(?<!无符号)(?<!unsigned )"
 NAMES = {"fp32": r"\b(?:fp32|FP32|float32|single[- ]precision)\b|单精度",
          "fp16": r"\b(?:fp16|FP16|float16|half[- ]precision)\b|半精度",
          "bf16": r"\b(?:bf16|BF16|bfloat16|BFloat16)\b",
          "fp8_e4m3": r"\b(?:E4M3|e4m3|float8_e4m3fn|fp8_e4m3)\b", "fp8_e5m2": r"\b(?:E5M2|e5m2|float8_e5m2|fp8_e5m2)\b",
-         "int8": r"\b(?:int8|INT8|torch\.int8)\b", "uint8": r"\b(?:uint8|UINT8)\b", "int16": r"\b(?:int16|INT16)\b",
-         "int32": r"\b(?:int32|INT32)\b"}
+         "int8": _SIGNED + r"\b(?:int8|INT8|torch\.int8)\b", "uint8": r"\b(?:uint8|UINT8)\b|" + _UNSIGNED + "int8\\b",
+         "int16": r"\b(?:int16|INT16)\b", "int32": r"\b(?:int32|INT32)\b",
+         "int4": _SIGNED + r"\b(?:int4|INT4)\b", "uint4": r"\b(?:uint4|UINT4)\b|" + _UNSIGNED + "int4\\b"}
 CUES = {  # most specific first: "exponent bits" is exponent_bits, not bits
     "smallest_subnormal": r"subnormal|denormal|次正规|非正规",
     "smallest_normal": r"smallest normal|min(?:imum)? normal|最小正规",
@@ -91,9 +94,14 @@ _RANGE = re.compile(r"[\[(（]\s*([-−]?[\d.,^×\-−]+)\s*[,，]\s*([-−]?[\d
 _TRIPLE = re.compile(r"[(（]\s*1\s*[,，]\s*(\d+)\s*[,，]\s*(\d+)\s*[)）]")
 
 
+_COMPARED = re.compile(r"(?:多|少|more|fewer|extra|an extra)\s*$")
+_MORE = re.compile(r"\s*(?:more|fewer|extra|additional)\b")
+_PLUS_MINUS = re.compile(r"±\s*$")
+
+
 def _position(text: str, span: tuple[int, int]) -> str | None:
-    """The property a number's place says: a range "[−128, 127]" (its ends are the smallest and largest value), a
-    (sign, exponent, mantissa) triple "(1, 8, 7)" (bit counts)."""
+    """The property a number's place says: a range "[−128, 127]" (its ends are the smallest and largest value) or
+    "±448" (the largest), a (sign, exponent, mantissa) triple "(1, 8, 7)" (bit counts)."""
     for m in _TRIPLE.finditer(text):
         if m.start(1) <= span[0] < m.end(1):
             return "exponent_bits"
@@ -104,7 +112,7 @@ def _position(text: str, span: tuple[int, int]) -> str | None:
             return "min"
         if m.start(2) <= span[0] < m.end(2):
             return "max"
-    return None
+    return "max" if _PLUS_MINUS.search(text, 0, span[0]) else None  # "E5M2 (±57344)": its range
 
 
 _LIST_ITEM = re.compile(r"\s*(?:[,，、;；]|and|和|与)?\s*[A-Za-z][\w.]*\s*[=＝:]\s*[-−]?[\d.,^×]+\s*")
@@ -146,10 +154,13 @@ def check(st: Statement) -> Finding | None:
     value = number(side)
     if value is None or side.unit in ("%", "×") or (st.right is not None and st.op not in ("=", "≈")):
         return None
+    if st.right is not None and st.left.dims and st.left.dims != (("bytes", 1),):
+        return None  # "3.35 TB/s / 37.2 GB ≈ 90": a rate worked out, no property of a number format
     span = _find(st)
     if span is None:
         return None
     text = st.unit.text
+    sure = False  # the number's place says what it is ("±448"): no closeness to the truth asked
     if st.unit.kind == "row" and st.unit.header:
         cells, heads = text.split("|"), st.unit.header.split("|")
         col = text[:span[0]].count("|")
@@ -159,6 +170,9 @@ def check(st: Statement) -> Finding | None:
         fmt = _subject(text, span[0])
         start = _start(st, span)
         fact = _position(text, span) or _context(text, start, span[1]) or _lead_in(text, span)
+        sure = bool(_PLUS_MINUS.search(text, 0, span[0]))
+        if _COMPARED.search(text[max(0, start - 4):start]) or _MORE.match(text, span[1]):
+            return None  # "多 1 位尾数", "1 more mantissa bit": a difference between formats, no property
     if fmt is None:
         return None
     if fact is None:
@@ -166,7 +180,8 @@ def check(st: Statement) -> Finding | None:
     if side.dims == (("bytes", 1),) and (fact.endswith("_bits") or fact == "bits") and side.unit and \
             "bit" in str(units.unit(side.unit)):
         value *= 8  # "7 位", "10 bits": read in bytes, compared in bits
-    named = [f for f, rx in NAMES.items() if re.search(rx, text)] or [fmt]
+    # the nearest format first, then any the sentence names; "E5M2 (±448)" is E5M2's own range, no other's
+    named = [fmt] if sure else [f for f, rx in NAMES.items() if re.search(rx, text)] or [fmt]
     tol = tolerance(side) * (8 if side.dims and fact.endswith("bits") and side.unit else 1)
     for f in [fmt, *(x for x in named if x != fmt)]:  # the nearest format first, then any the sentence names
         facts = table()[f]
@@ -177,7 +192,7 @@ def check(st: Statement) -> Finding | None:
     if fact in ("bits", "bytes") or (side.unit and not (fact.endswith("_bits") and side.dims == (("bytes", 1),))):
         return None  # "16 bytes per parameter" counts something else; only a named property is refuted
     truth = float(table()[fmt][fact])
-    if not _close(truth, value, fact):
+    if not sure and not _close(truth, value, fact):  # ("±448" says what the number is: no closeness asked)
         return None  # far from the fact: the number is about something else
     return Finding("refuted", JUDGE, f"{_name(fmt)}: {WORDS[fact]} is {_show(truth)} ({_source(fmt)}), not {side.text}",
                    _show(truth))

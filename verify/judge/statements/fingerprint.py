@@ -9,7 +9,8 @@ card's arithmetic with symbols) for many pairs of a card, nearly all of them no.
 take the same value at every admissible point where both are defined, so different values at one point prove that
 ``simplify(f - g)`` cannot be 0 and that their simplified forms cannot coincide; a ratio ``f / g`` that takes
 different values at two points is no number, and one whose value is no symbol's power (``s``, ``1/t``, ``h²``)
-is no such power, whatever simplify makes of it. The judges then skip sympy, and ask it only when the values
+is no such power, whatever simplify makes of it. An unknown function (the bank's ``O(N log N)``) is read as one
+fixed linear function of its arguments. The judges then skip sympy, and ask it only when the values
 agree (or cannot be computed): a verdict never depends on the points, only how often sympy runs does.
 
 A point gives each symbol a value its assumptions admit (the vocabulary's symbols are positive, and integer ones
@@ -26,6 +27,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 DIGITS = 30  # evalf's precision
 REL_TOL = 1e-12  # values closer than this (relatively) may be equal: no proof that the formulas differ
@@ -46,6 +48,7 @@ def value(expr: sp.Expr, n: int = 0) -> complex | None:
     if expr.has(sp.Order):
         return None
     try:
+        expr = expr.replace(lambda e: isinstance(e, AppliedUndef), _as_linear)
         got = expr.evalf(DIGITS, subs={x: point(x, n) for x in expr.free_symbols if isinstance(x, sp.Symbol)})
         if not got.is_number or got.free_symbols or got.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
             return None
@@ -53,6 +56,18 @@ def value(expr: sp.Expr, n: int = 0) -> complex | None:
     except Exception:  # sympy raises many kinds on odd expressions: no value, no proof
         return None
     return out if cmath.isfinite(out) else None
+
+
+def _as_linear(call: AppliedUndef) -> sp.Expr:
+    """An unknown function read as one fixed linear function of its arguments (coefficients from its name): any
+    reading of it keeps every identity sympy can prove, so values that differ under this one still prove that
+    ``f - g`` never simplifies to 0 (``O(N log N)`` against ``12Ψ/N``: no sympy call)."""
+    name = call.func.__name__
+
+    def coefficient(i: int) -> sp.Rational:
+        return sp.Rational(1 + zlib.crc32(f"{name}({i}".encode()) % 97, 7)
+
+    return coefficient(-1) + sp.Add(*(coefficient(i) * arg for i, arg in enumerate(call.args)))
 
 
 def _apart(a: complex | None, b: complex | None) -> bool:

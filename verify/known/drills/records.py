@@ -17,7 +17,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Worked:
     """The formula a drill's answer comes from, as TeX over symbols, and each symbol's value for the inputs.
-    ``substituted`` puts the numbers in; tests/srs/test_worked_solutions.py parses both back with sympy and
+    ``substituted`` puts the numbers in; tests/items/test_worked_solutions.py parses both back with sympy and
     checks them against ``answer``, so the worked solution shown cannot drift from the formula."""
 
     lhs: str
