@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -82,7 +82,7 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
                   language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
                   reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))],
                   gather_order: Annotated[str | None, Form(json_schema_extra={"enum": list(GATHER_ORDERS)})] = None,
-                  bury_siblings: Annotated[str | None, Form(json_schema_extra={"enum": ["on", "off"]})] = None,
+                  bury_siblings: Annotated[Literal["on", "off"] | None, Form()] = None,
                   ) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``); a field left out
     (an older form) keeps its setting."""
