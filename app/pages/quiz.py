@@ -22,6 +22,9 @@ from app.srs.stats import user_stats
 from app.web.templating import page_headers, templates
 
 router = APIRouter(tags=["pages"])
+# the settings form's gather orders, spelt out for its schema: the vocabulary's, and "" (keep the setting)
+_FORM_GATHER = Literal["", "deck", "interleaved", "random"]
+assert set(_FORM_GATHER.__args__) == {"", *GATHER_ORDERS}  # type: ignore[attr-defined]
 TO_LOGIN: dict[int | str, dict[str, Any]] = {
     303: {"description": "Not signed in: redirect to /login (or, after saving, back to the page)"}}
 
@@ -81,19 +84,19 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
                   new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
                   language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
                   reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))],
-                  gather_order: Annotated[str | None, Form(json_schema_extra={"enum": list(GATHER_ORDERS)})] = None,
-                  bury_siblings: Annotated[Literal["on", "off"] | None, Form()] = None,
+                  gather_order: Annotated[_FORM_GATHER, Form()] = "",
+                  bury_siblings: Annotated[Literal["", "on", "off"], Form()] = "",
                   ) -> Response:
-    """The settings form on the stats page (same checks as ``PUT /api/review/settings``); a field left out
-    (an older form) keeps its setting."""
+    """The settings form on the stats page (same checks as ``PUT /api/review/settings``); a queue field left
+    out or empty (an older form) keeps its setting."""
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
     assert user.id is not None
     try:
         engine.update_settings(user.id, release=session, desired_retention=desired_retention,
                                new_per_day=new_per_day, language=language, reviews_per_day=reviews_per_day,
-                               gather_order=gather_order,
-                               bury_siblings=None if bury_siblings is None else bury_siblings == "on")
+                               gather_order=gather_order or None,
+                               bury_siblings=None if not bury_siblings else bury_siblings == "on")
     except ReviewError as exc:
         raise HTTPException(exc.status, detail=str(exc)) from None
     return RedirectResponse("/quiz/stats", status_code=303)
