@@ -37,7 +37,7 @@ MAX_ENTRIES = 10_000
 KINDS = ("api", "session")
 _USER_COLS = ("id", "username", "is_admin", "password_hash", "created_at")
 _SETTINGS_COLS = ("user_id", "desired_retention", "new_per_day", "reviews_per_day", "language", "parameters",
-                  "optimized_at", "optimized_reviews")
+                  "gather_order", "bury_siblings", "optimized_at", "optimized_reviews")
 
 
 @dataclass(frozen=True, slots=True)

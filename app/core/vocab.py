@@ -24,6 +24,9 @@ NEW_PER_DAY_MIN: Final = 0
 NEW_PER_DAY_MAX: Final = 500
 REVIEWS_PER_DAY_MIN: Final = 0
 REVIEWS_PER_DAY_MAX: Final = 100_000
+# How new items are gathered (Anki's "gather order"; app/review/gather.py): card by card in deck order, the
+# i-th item of every card before the (i+1)-th, or shuffled (seeded per user and day).
+GATHER_ORDERS: Final = ("deck", "interleaved", "random")
 
 # FSRS's state numbers (fsrs.State) as the API shows them; a state absent from a user's rows is "new".
 STATE_NAMES: Final = {1: "learning", 2: "review", 3: "relearning"}
@@ -35,7 +38,8 @@ def lang_matches(item_lang: str, lang: str) -> bool:
 
 
 def settings_errors(*, desired_retention: float | None = None, new_per_day: int | None = None,
-                    language: str | None = None, reviews_per_day: int | None = None) -> list[str]:
+                    language: str | None = None, reviews_per_day: int | None = None,
+                    gather_order: str | None = None, bury_siblings: object = None) -> list[str]:
     """Why the given settings are out of range (empty when they are fine), one message per field."""
     out = []
     if desired_retention is not None and not RETENTION_MIN <= desired_retention <= RETENTION_MAX:
@@ -48,6 +52,10 @@ def settings_errors(*, desired_retention: float | None = None, new_per_day: int 
                    f"got {reviews_per_day}")
     if language is not None and language not in LANGUAGES:
         out.append(f"language must be one of {', '.join(LANGUAGES)}; got {language!r}")
+    if gather_order is not None and gather_order not in GATHER_ORDERS:
+        out.append(f"gather_order must be one of {', '.join(GATHER_ORDERS)}; got {gather_order!r}")
+    if bury_siblings is not None and not isinstance(bury_siblings, bool):
+        out.append(f"bury_siblings must be true or false; got {bury_siblings!r}")
     return out
 
 # The same ranges as JSON Schema keywords (the API's body and the settings form document them).

@@ -224,8 +224,6 @@ def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True,
                 session.exec(delete(table).where(col(table.card_id).in_(ids[chunk:chunk + 500])))
             if rows[table]:
                 session.execute(insert(table), rows[table])
-        # review items keyed by (card, kind, key): an edited card keeps its items' history
-        refresh_items_bulk(session, [(card, source.doc) for card, source in changed])
         present = {source.doc.slug for source in docs}
         for slug, card in sorted(existing.items()):
             if slug not in present and not card.retired:
@@ -234,6 +232,10 @@ def sync_cards(engine: Engine, cards_dir: Path, *, claim_notes: bool = True,
                 card.updated_at = utcnow()
                 session.add(card)
                 report.retired.append(slug)
+        # review items keyed by (card, kind, key): an edited card keeps its items' history (after the
+        # retirements: the ZeRO drills' card is chosen among the cards that stay)
+        refresh_items_bulk(session, [(card, source.doc) for card, source in changed],
+                           cards_retired=bool(report.retired))
         if report.added or report.updated or report.retired:
             deck_changed(session)  # in-memory review queues: this process drops them, others notice
     return report

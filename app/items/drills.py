@@ -1,8 +1,9 @@
 """Computed drills: numeric ZeRO questions with fresh numbers each showing, graded within 1%.
 
-Which cards get drills (data-driven): a card gets the eight ZeRO drills (model-state memory and ring
-communication volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) when one of its claims asserts something about the
-ZeRO ledger's memory or communication (``model_state_bytes(zero3) == 16*Psi/N``, ``comm_volume(…)``).
+Which card gets drills (data-driven): the eight ZeRO drills (model-state memory and ring communication
+volume for DDP, ZeRO-1, ZeRO-2, ZeRO-3) are defined once and hang on one card, the one with the most claims
+asserting something about the ZeRO ledger's memory or communication (``model_state_bytes(zero3) ==
+16*Psi/N``, ``comm_volume(…)``; :func:`ledger_owner`); other cards that mention ZeRO get none.
 
 Every number comes from ``verify.known.ledger`` (the formulas live there only); this module picks the
 inputs, words the question and writes the worked solution. A showing's inputs are stored server-side
@@ -54,10 +55,27 @@ def card_has_drills(asserts: list[str]) -> bool:
     return any(_DRILL_QUANTITIES.search(a) for a in asserts)
 
 
-def drill_keys(slug: str, asserts: list[str]) -> list[str]:
-    """Every drill a card gets: the ZeRO ledger drills (claims judged by ZeRO checks) and the starter deck's
-    formula drills registered for its slug in ``verify.known.drills`` (the formulas its claims are judged by)."""
-    keys = list(DRILL_KEYS) if card_has_drills(asserts) else []
+def may_have_drills(source_text: str) -> bool:
+    """Whether a card file's text could hold a claim judged by the ZeRO ledger (a cheap test before parsing)."""
+    return _DRILL_QUANTITIES.search(source_text) is not None
+
+
+def ledger_owner(cards: list[tuple[str, list[str]]]) -> str | None:
+    """The one card the eight ZeRO ledger drills belong to, of ``(slug, claims' asserts)``: the card with the
+    most claims judged by the ZeRO ledger (ties: the first slug), None when no card has one. A drill is
+    defined once and attached to one card: on every card that mentions ZeRO it would be the same question
+    eight times over."""
+    scored = [(-sum(bool(_DRILL_QUANTITIES.search(a)) for a in asserts), slug) for slug, asserts in cards]
+    best = min((s for s in scored if s[0] < 0), default=None)
+    return best[1] if best is not None else None
+
+
+def drill_keys(slug: str, asserts: list[str], owns_ledger: bool | None = None) -> list[str]:
+    """Every drill a card gets: the ZeRO ledger drills when it is their owner (``owns_ledger``; None, a card
+    alone: when its claims are judged by ZeRO checks, see :func:`ledger_owner`) and the starter deck's
+    formula drills registered for its slug in ``verify.known.drills`` (each registered for one card)."""
+    owns = card_has_drills(asserts) if owns_ledger is None else owns_ledger
+    keys = list(DRILL_KEYS) if owns else []
     return keys + [d.key for d in formula_drills.drills_for_card(slug)]
 
 

@@ -7,7 +7,9 @@ whose front is the mistake ("what goes wrong, and why?") and whose back the cons
 part after ``⟹``, see :func:`split_pitfall`), a misconception drill per claim whose latest verdict is
 refuted or conditional on a fact of the system, not on a reading of its wording
 (``misconception``/<claim id>; its numbers come from the stored verdict, see :mod:`app.items.misconceptions`),
-and the ZeRO drills (``drill``/``memory-zero2``) when its claims reference ZeRO checks (see ``app.items.drills``).
+and the ZeRO drills (``drill``/``memory-zero2``) on the one card whose claims reference ZeRO checks most (see
+``app.items.drills.ledger_owner``: a drill is defined once; the duplicates an older sync hung on other cards
+are retired like any item whose source went, their reviews kept as history).
 Sync calls :func:`refresh_items_bulk`; an item whose source disappears is retired, never deleted, so its history
 stays; if it comes back it returns with its history.
 """
@@ -73,8 +75,11 @@ PITFALL_FALLBACK = {"zh": "这是本卡列出的常见陷阱（卡片未写明�
                     "en": "The card lists this as a pitfall (it does not say what follows)."}
 
 
-def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> list[ItemSpec]:
-    """``verdict_kinds``: claim id → the drill its latest verdict makes (see :func:`latest_verdict_kinds`)."""
+def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None,
+               owns_ledger: bool | None = None) -> list[ItemSpec]:
+    """``verdict_kinds``: claim id → the drill its latest verdict makes (see :func:`latest_verdict_kinds`);
+    ``owns_ledger``: whether the card is the one the ZeRO drills belong to (None: judged from the card
+    alone, ``app.items.drills.drill_keys``)."""
     specs = [ItemSpec("card", "card")]
     specs += [ItemSpec("followup", fu.id) for fu in doc.follow_ups]
     for i, (zh, en) in enumerate(pitfall_pairs(doc), start=1):
@@ -84,7 +89,8 @@ def item_specs(doc: CardDoc, verdict_kinds: dict[str, str] | None = None) -> lis
         if kinds.get(c.id) in MISCONCEPTION_KINDS:
             lang = "" if c.text.zh and c.text.en else ("zh" if c.text.zh else "en")
             specs.append(ItemSpec("misconception", c.id, lang))
-    specs += [ItemSpec("drill", key) for key in drills.drill_keys(doc.slug, [c.asserts for c in doc.claims])]
+    specs += [ItemSpec("drill", key)
+              for key in drills.drill_keys(doc.slug, [c.asserts for c in doc.claims], owns_ledger)]
     return specs
 
 
@@ -100,11 +106,26 @@ def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
     return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
-def refresh_items_bulk(session: Session, cards: list[tuple[Card, CardDoc]]) -> None:
+def _with_drill_candidates(session: Session, cards: list[tuple[Card, CardDoc]]) -> tuple[
+        list[tuple[Card, CardDoc]], str | None]:
+    """``cards`` plus every other live card that may hold the ZeRO drills (their owner may move when one
+    card changes or retires), and the slug of the card that holds them (``app.items.drills.ledger_owner``)."""
+    given = {card.id for card, _ in cards}
+    out = list(cards)
+    for card in session.exec(select(Card).where(col(Card.retired).is_(False))):
+        if card.id not in given and drills.may_have_drills(card.source_text):
+            out.append((card, card_doc(card.source_text, card.slug)))
+    live = [(doc.slug, [c.asserts for c in doc.claims]) for card, doc in out if not card.retired]
+    return out, drills.ledger_owner(live)
+
+
+def refresh_items_bulk(session: Session, cards: list[tuple[Card, CardDoc]], *, cards_retired: bool = False) -> None:
     """Create, revive or retire each card's items to match its doc, in a few statements (inside the
-    caller's transaction)."""
-    if not cards:
+    caller's transaction). ``cards_retired``: the caller retired cards just before (the ZeRO drills may
+    move to another card even when no card changed)."""
+    if not cards and not cards_retired:
         return
+    cards, owner = _with_drill_candidates(session, cards)
     ids = [card.id for card, _ in cards if card.id is not None]
     assert len(ids) == len(cards), "cards must be flushed (have ids) before their items are derived"
     existing: dict[tuple[int, str, str], ReviewItem] = {}
@@ -118,7 +139,7 @@ def refresh_items_bulk(session: Session, cards: list[tuple[Card, CardDoc]]) -> N
     kinds = latest_verdict_kinds(session)
     for card, doc in cards:
         assert card.id is not None
-        for pos, spec in enumerate(item_specs(doc, kinds.get(doc.slug))):
+        for pos, spec in enumerate(item_specs(doc, kinds.get(doc.slug), owns_ledger=doc.slug == owner)):
             item = existing.pop((card.id, spec.kind, spec.key), None)
             position = card.id * 1000 + pos
             if item is None:
@@ -176,7 +197,7 @@ def refresh_stale_items(session: Session) -> int:
                 fixed += 1
         elif src is None or src.content_hash != card.content_hash:
             stale.append((card, card_doc(card.source_text, card.slug)))
-    refresh_items_bulk(session, stale)
+    refresh_items_bulk(session, stale, cards_retired=bool(fixed))
     if fixed or stale:
         deck_changed(session)
     return fixed + len(stale)

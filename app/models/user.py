@@ -15,7 +15,7 @@ from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from app.core.jsontypes import JsonInt
-from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
+from app.core.vocab import GATHER_ORDERS, LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
 from app.models.card import utcnow
 
 
@@ -79,6 +79,8 @@ class UserSettings(SQLModel, table=True):
     new_per_day: int = 20
     reviews_per_day: int = 200  # items already in review offered per day (learning steps are not capped)
     language: str = "both"  # zh | en | both
+    gather_order: str = "interleaved"  # deck | interleaved | random: the order new items come in
+    bury_siblings: bool = True  # an answered item's siblings (same card) wait until the next day
     parameters: list[float] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     optimized_at: datetime | None = None
     optimized_reviews: int = 0  # review count the parameters were fitted on
@@ -98,12 +100,15 @@ class SettingsPublic(SQLModel):
     new_per_day: int
     reviews_per_day: int
     language: str
+    gather_order: str
+    bury_siblings: bool
     optimized: bool
     optimized_reviews: int
 
 
 class SettingsUpdate(BaseModel):
-    """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both).
+    """All fields optional; validated in the route (retention 0.7-0.99, new 0-500, language zh|en|both,
+    gather order deck|interleaved|random, bury siblings true|false).
 
     The ranges are also in the OpenAPI schema (``json_schema_extra``), so clients see them. Strict:
     ``false`` is no number of new items, ``"20"`` neither (a retention may be written ``1`` or ``0.9``).
@@ -115,3 +120,5 @@ class SettingsUpdate(BaseModel):
     new_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra=dict(NEW_PER_DAY_SCHEMA))
     reviews_per_day: JsonInt | None = PydanticField(default=None, json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))
     language: str | None = PydanticField(default=None, json_schema_extra={"enum": [*LANGUAGES, None]})
+    gather_order: str | None = PydanticField(default=None, json_schema_extra={"enum": [*GATHER_ORDERS, None]})
+    bury_siblings: bool | None = None

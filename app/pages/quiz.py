@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, HTTPException, Request
@@ -10,7 +10,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import MAX_ID, errors
-from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA, settings_errors
+from app.core.vocab import (
+    GATHER_ORDERS,
+    LANGUAGES,
+    NEW_PER_DAY_SCHEMA,
+    RETENTION_SCHEMA,
+    REVIEWS_PER_DAY_SCHEMA,
+    settings_errors,
+)
 from app.pages.heatmap import heatmap
 from app.pages.study import study_session
 from app.review.errors import ReviewError
@@ -22,6 +29,9 @@ from app.srs.stats import user_stats
 from app.web.templating import page_headers, templates
 
 router = APIRouter(tags=["pages"])
+# the settings form's gather orders, spelt out for its schema: the vocabulary's, and "" (keep the setting)
+_FORM_GATHER = Literal["", "deck", "interleaved", "random"]
+assert set(_FORM_GATHER.__args__) == {"", *GATHER_ORDERS}  # type: ignore[attr-defined]
 TO_LOGIN: dict[int | str, dict[str, Any]] = {
     303: {"description": "Not signed in: redirect to /login (or, after saving, back to the page)"}}
 
@@ -80,9 +90,13 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
                   desired_retention: Annotated[float, Form(json_schema_extra=dict(RETENTION_SCHEMA))],
                   new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
                   language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
-                  reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))]) -> Response:
+                  reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))],
+                  gather_order: Annotated[_FORM_GATHER, Form()] = "",
+                  bury_siblings: Annotated[Literal["", "on", "off"], Form()] = "",
+                  ) -> Response:
     """The settings form on the stats page (same checks as ``PUT /api/review/settings``), made before the
-    sign-in redirect: what the schema says is out of range is refused for everyone, signed in or not."""
+    sign-in redirect: what the schema says is out of range is refused for everyone, signed in or not; a queue
+    field left out or empty (an older form) keeps its setting."""
     problems = settings_errors(desired_retention=desired_retention, new_per_day=new_per_day, language=language,
                                reviews_per_day=reviews_per_day)
     if problems:
@@ -92,7 +106,9 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
     assert user.id is not None
     try:
         engine.update_settings(user.id, release=session, desired_retention=desired_retention,
-                               new_per_day=new_per_day, language=language, reviews_per_day=reviews_per_day)
+                               new_per_day=new_per_day, language=language, reviews_per_day=reviews_per_day,
+                               gather_order=gather_order or None,
+                               bury_siblings=None if not bury_siblings else bury_siblings == "on")
     except ReviewError as exc:
         raise HTTPException(exc.status, detail=str(exc)) from None
     return RedirectResponse("/quiz/stats", status_code=303)

@@ -129,13 +129,21 @@ class ReviewEngine:
         now = now or now_utc()
         if prefs is None:
             prefs = await run_in_threadpool(self.prefs, user_id)
-        q = self.queues.fresh(user_id, prefs.language, now)
+        q = self.queues.fresh(user_id, prefs.language, now, prefs)
         if q is None:
-            q = await run_in_threadpool(self.queues.get, user_id, prefs.language, now)
+            q = await run_in_threadpool(self.queues.get, user_id, prefs.language, now, prefs)
         pick = self.queues.pick(q, now, prefs.new_per_day, prefs.reviews_per_day)
         if pick.item is not None and pick.item.kind == "drill":
             return await run_in_threadpool(next_view, self.db, user_id, pick, prefs.language)
         return next_view(self.db, user_id, pick, prefs.language)
+
+    async def counts_now(self, user_id: int, prefs: Prefs, now: datetime | None = None) -> Counts:
+        """:meth:`counts` for the event loop (``GET /api/review/counts``): no I/O unless the queue needs a check."""
+        now = now or now_utc()
+        q = self.queues.fresh(user_id, prefs.language, now, prefs)
+        if q is None:
+            q = await run_in_threadpool(self.queues.get, user_id, prefs.language, now, prefs)
+        return self.queues.counts(q, now, prefs.new_per_day, prefs.reviews_per_day)
 
     def prefs(self, user_id: int) -> Prefs:
         """The user's review settings as stored (defaults when none); blocks on the database."""
@@ -206,7 +214,7 @@ class ReviewEngine:
         the same code as the quiz header's; blocks on the database when the queue needs a check."""
         now = now or now_utc()
         prefs = prefs or self.prefs(user_id)
-        q = self.queues.get(user_id, prefs.language, now)
+        q = self.queues.get(user_id, prefs.language, now, prefs)
         return self.queues.counts(q, now, prefs.new_per_day, prefs.reviews_per_day)
 
     def undo(self, user_id: int, key: str | None = None, *, now: datetime | None = None,

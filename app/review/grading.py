@@ -106,7 +106,8 @@ def _replay_statement() -> Any:
 @lru_cache(maxsize=1)
 def _settings_statement() -> Any:
     s = SETTINGS.c
-    return core_select(s.language, s.new_per_day, s.desired_retention, s.parameters, s.reviews_per_day).where(
+    return core_select(s.language, s.new_per_day, s.desired_retention, s.parameters, s.reviews_per_day,
+                       s.gather_order, s.bury_siblings).where(
         s.user_id == bindparam("uid"))
 
 

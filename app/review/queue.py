@@ -43,6 +43,7 @@ from app.review.queue_index import (
     load_user,
     snapshot,
 )
+from app.srs.prefs import Prefs
 from app.srs.scheduler import as_utc, day_start
 from app.srs.state import StateRow
 
@@ -73,27 +74,31 @@ class Queues:
         assert engine is not None, "the engine of these queues is gone"
         return engine
 
-    def fresh(self, user_id: int, lang: str, now: datetime) -> UserQueue | None:
-        """The queue if it needs no database read now (no I/O: safe on the event loop), else None."""
+    def fresh(self, user_id: int, lang: str, now: datetime, prefs: Prefs | None = None) -> UserQueue | None:
+        """The queue if it needs no database read now (no I/O: safe on the event loop), else None.
+        ``prefs``: the gather order and sibling burying it must have been built with (None: the defaults)."""
+        gather, bury = _queue_prefs(prefs)
         with self._lock:
             q = self._users.get((user_id, lang))
-            if q is None or time.monotonic() - q.checked > CHECK_SECONDS or q.day != day_start(now):
+            if (q is None or time.monotonic() - q.checked > CHECK_SECONDS or q.day != day_start(now)
+                    or (q.gather, q.bury) != (gather, bury)):
                 return None
             self._users.move_to_end((user_id, lang))
             return q
 
-    def get(self, user_id: int, lang: str, now: datetime) -> UserQueue:
+    def get(self, user_id: int, lang: str, now: datetime, prefs: Prefs | None = None) -> UserQueue:
         """The queue, checked against the revisions (and rebuilt) when due; blocks on the database.
 
         One load at a time per engine (concurrent callers wait and reuse it). The rows are read in one
         snapshot together with the revision they reflect; answers this process commits meanwhile are
         replayed from :attr:`_recent` (a gap in the revisions, another process's write, forces a check).
         """
-        q = self.fresh(user_id, lang, now)
+        q = self.fresh(user_id, lang, now, prefs)
         if q is not None:
             return q
+        gather, bury = _queue_prefs(prefs)
         with self._loading:
-            q = self.fresh(user_id, lang, now)
+            q = self.fresh(user_id, lang, now, prefs)
             if q is not None:
                 return q
             scope = clock.user_scope(user_id)
@@ -106,8 +111,9 @@ class Queues:
                     deck = load_deck(conn, revs[clock.DECK])
                     if self.deck_loaded is not None:  # the GC policy (ReviewEngine.install sets it)
                         self.deck_loaded()
-                if q is None or q.rev != revs[scope] or q.deck.rev != deck.rev or q.day != day_start(now):
-                    q = load_user(conn, deck, user_id, lang, revs[scope], now)
+                if (q is None or q.rev != revs[scope] or q.deck.rev != deck.rev or q.day != day_start(now)
+                        or (q.gather, q.bury) != (gather, bury)):
+                    q = load_user(conn, deck, user_id, lang, revs[scope], now, gather, bury)
             with self._lock:
                 if self._deck is None or self._deck.rev != deck.rev:
                     self._deck = deck
@@ -128,7 +134,8 @@ class Queues:
 
     def pick(self, q: UserQueue, now: datetime, new_per_day: int, reviews_per_day: int | None = None) -> Pick:
         """The most overdue item (items in Review only within today's review quota), else the first new one
-        within today's new quota, else when one is next due. Held (buried, suspended) items are skipped."""
+        (in the queue's gather order) within today's new quota, else when one is next due. Held (buried,
+        suspended) items and buried siblings are skipped."""
         with self._lock:
             deck = q.deck
             now_ts = as_utc(now).timestamp()
@@ -143,11 +150,12 @@ class Queues:
                 item_id = soonest[1]
                 return Pick(due_now, new_left, deck.items[item_id], StateRow(*q.states[item_id]), counts=counts)
             if new_left:
-                order = deck.order[q.lang]
-                while q.cursor < len(order) and order[q.cursor] in q.states:
+                order, done, siblings = q.order, q.states, q.sibling_buried
+                # both sets only grow until the queue is rebuilt (a new day, a hold, another writer)
+                while q.cursor < len(order) and (order[q.cursor] in done or order[q.cursor] in siblings):
                     q.cursor += 1
                 j = q.cursor
-                while j < len(order) and (order[j] in q.states or order[j] in q.held):
+                while j < len(order) and (order[j] in done or order[j] in q.held or order[j] in siblings):
                     j += 1
                 if j < len(order):
                     return Pick(due_now, new_left, deck.items[order[j]], None, counts=counts)
@@ -172,7 +180,7 @@ class Queues:
             if item is not None and item_id not in q.states and lang_matches(item.lang, q.lang):
                 held_new += 1
         quota = max(0, new_per_day - q.new_today)
-        new = min(quota, max(0, len(order) - len(q.states) - held_new))
+        new = min(quota, max(0, len(order) - len(q.states) - held_new - q.sibling_new))
         learning = _due_count(q, False, end_ts)
         review = min(self._review_quota(q, reviews_per_day), _due_count(q, True, end_ts))
         return Counts(new=new, learning=learning, review=review)
@@ -202,6 +210,8 @@ class Queues:
         for item_id, row, at in changes:
             if item_id not in deck.items or not lang_matches(deck.items[item_id].lang, q.lang):
                 continue
+            if day_start(at) == q.day:
+                q.answered(item_id)
             old = q.put(item_id, row)
             if day_start(at) == q.day:
                 if old is None:
@@ -221,6 +231,11 @@ class Queues:
             self._users.clear()
 
 
+def _queue_prefs(prefs: Prefs | None) -> tuple[str, bool]:
+    p = prefs or Prefs()
+    return p.gather_order, p.bury_siblings
+
+
 def _first(by_due: SortedList, held: frozenset[int]) -> tuple[float, int] | None:
     """The earliest (due timestamp, item id) of ``by_due`` that is not held."""
     for entry in by_due:
@@ -230,12 +245,14 @@ def _first(by_due: SortedList, held: frozenset[int]) -> tuple[float, int] | None
 
 
 def _due_count(q: UserQueue, review: bool, until_ts: float) -> int:
-    """Items in Review (``review``) or in Learning/Relearning due at or before ``until_ts``, held ones left out."""
+    """Items in Review (``review``) or in Learning/Relearning due at or before ``until_ts``, held ones left out
+    (buried siblings are not in ``by_due*`` at all)."""
     by_due = q.by_due_review if review else q.by_due_learn
     n: int = by_due.bisect_right((until_ts, _END))
     for item_id in q.held:  # a few items at most: looked up, not scanned for
         row = q.states.get(item_id)
-        if row is not None and (row[STATE] == REVIEW_STATE) == review and row[DUE].timestamp() <= until_ts:
+        if (row is not None and (row[STATE] == REVIEW_STATE) == review and row[DUE].timestamp() <= until_ts
+                and item_id not in q.sibling_buried):
             n -= 1
     return n
 

@@ -28,6 +28,7 @@ from app.core.db import new_session
 from app.core.vocab import LANGUAGES as LANGS
 from app.core.vocab import lang_matches
 from app.models.tables import CARDS, HOLDS, ITEMS, LOGS, STATES
+from app.review import gather
 from app.srs.scheduler import day_start, to_db
 from app.srs.state import STATE_FIELDS, StateRow
 from app.verification.store import CardVerdicts, card_verdicts
@@ -63,6 +64,19 @@ class DeckIndex:
     rev: int
     items: dict[int, LiveItem]
     order: dict[str, list[int]]  # per language: live item ids in new-item order (position)
+    by_card: dict[int, list[int]] = field(default_factory=dict)  # card id -> its live items, by position
+    _gathered: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (lang, order): not per user
+
+    def new_order(self, lang: str, how: str, user_id: int, day: datetime) -> list[int]:
+        """The new-item order of ``lang`` gathered as ``how`` says (``app.review.gather``); the orders that
+        do not depend on the user are computed once per deck."""
+        card_of = {item_id: item.card_id for item_id, item in self.items.items()}
+        if how == "random":
+            return gather.gathered(self.order[lang], card_of, how, user_id, day)
+        found = self._gathered.get((lang, how))
+        if found is None:
+            found = self._gathered[(lang, how)] = gather.gathered(self.order[lang], card_of, how, user_id, day)
+        return found
 
 
 @dataclass(slots=True)
@@ -78,26 +92,58 @@ class UserQueue:
     # item id -> the fields of its StateRow as a plain tuple of scalars and datetimes: the garbage
     # collector stops tracking such tuples, so 15,000 states cost a full collection nothing
     states: dict[int, tuple[Any, ...]]
-    by_due: SortedList  # (due timestamp, item id): O(log n) to move one item, to count what is due
     cursor: int = 0  # new-item order before it holds only items with a state
     checked: float = field(default_factory=time.monotonic)
     # the daily loop (issue 15): items the user buried (until their next day) or suspended, the reviews of
-    # items in Review state answered on ``day`` (the daily review limit), and by_due split by kind of state
+    # items in Review state answered on ``day`` (the daily review limit), and the states sorted by due time
+    # ((due timestamp, item id): O(log n) to move one item, to count what is due) split by kind of state
     held: frozenset[int] = frozenset()
     reviews_today: int = 0
     by_due_review: SortedList = field(default_factory=SortedList)  # state Review
     by_due_learn: SortedList = field(default_factory=SortedList)  # Learning and Relearning
+    # issue 33: the new-item order as gathered (app/review/gather.py), and sibling burying: items answered on
+    # ``day``, the cards they belong to, the siblings waiting for the next day (taken out of ``by_due*``) and
+    # how many of those are new and not held (the new count leaves them out)
+    order: list[int] = field(default_factory=list)
+    gather: str = "interleaved"
+    bury: bool = True
+    answered_today: set[int] = field(default_factory=set)
+    buried_cards: set[int] = field(default_factory=set)
+    sibling_buried: set[int] = field(default_factory=set)
+    sibling_new: int = 0
+
+    def answered(self, item_id: int) -> None:
+        """``item_id`` was answered on ``day`` (call before :meth:`put` of its new state): it is no longer a
+        buried sibling, and (with burying on) its card's other new and review items wait until the next day.
+        Siblings in Learning or Relearning keep their steps, as in Anki."""
+        self.answered_today.add(item_id)
+        if item_id in self.sibling_buried:  # answered anyway (the API, a follow-up chain with burying off)
+            self.sibling_buried.discard(item_id)
+            if item_id not in self.states and item_id not in self.held:
+                self.sibling_new -= 1
+        item = self.deck.items.get(item_id)
+        if not self.bury or item is None or item.card_id in self.buried_cards:
+            return
+        self.buried_cards.add(item.card_id)
+        for sib in self.deck.by_card.get(item.card_id, ()):
+            if sib in self.answered_today or not lang_matches(self.deck.items[sib].lang, self.lang):
+                continue
+            row = self.states.get(sib)
+            if row is None:
+                self.sibling_buried.add(sib)
+                self.sibling_new += sib not in self.held
+            elif row[STATE] == REVIEW_STATE:
+                self.sibling_buried.add(sib)
+                self.by_due_review.discard((row[DUE].timestamp(), sib))
 
     def put(self, item_id: int, row: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """Insert or replace an item's state (``StateRow.as_tuple()``); the state it had (None: it was new)."""
         old = self.states.get(item_id)
         if old is not None:
             entry = (old[DUE].timestamp(), item_id)
-            self.by_due.discard(entry)
             (self.by_due_review if old[STATE] == REVIEW_STATE else self.by_due_learn).discard(entry)
         self.states[item_id] = row
         entry = (row[DUE].timestamp(), item_id)
-        self.by_due.add(entry)
         (self.by_due_review if row[STATE] == REVIEW_STATE else self.by_due_learn).add(entry)
         return old
 
@@ -166,6 +212,14 @@ def _reviews_today_statement() -> Any:
 
 
 @lru_cache(maxsize=1)
+def _answered_today_statement() -> Any:
+    lg = LOGS.c
+    day: Any = bindparam("day", type_=UTCDateTime())
+    return (core_select(lg.item_id).distinct()
+            .where(lg.user_id == bindparam("uid"), lg.reviewed_at >= day))
+
+
+@lru_cache(maxsize=1)
 def _held_statement() -> Any:
     h = HOLDS.c
     now: Any = bindparam("now", type_=UTCDateTime())
@@ -175,6 +229,7 @@ def _held_statement() -> Any:
 def load_deck(conn: Connection, rev: int) -> DeckIndex:
     items: dict[int, LiveItem] = {}
     order: dict[str, list[int]] = {lang: [] for lang in LANGS}
+    cards: dict[int, list[int]] = {}
     with new_session(conn.engine, bind=conn) as session:
         verdicts = card_verdicts(session)
     for r in conn.execute(_deck_statement()):
@@ -182,13 +237,15 @@ def load_deck(conn: Connection, rev: int) -> DeckIndex:
                         title_zh=r.title_zh, title_en=r.title_en, source_text=r.source_text,
                         verdicts=verdicts.get(r.slug, CardVerdicts()))
         items[item.id] = item
+        cards.setdefault(item.card_id, []).append(item.id)
         for lang in LANGS:
             if lang_matches(item.lang, lang):
                 order[lang].append(item.id)
-    return DeckIndex(rev=rev, items=items, order=order)
+    return DeckIndex(rev=rev, items=items, order=order, by_card=cards)
 
 
-def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: int, now: datetime) -> UserQueue:
+def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: int, now: datetime,
+              gather_order: str = "interleaved", bury: bool = True) -> UserQueue:
     day = day_start(now)
     states: dict[int, tuple[Any, ...]] = {}
     for r in conn.execute(_states_statement(), {"uid": user_id}):
@@ -199,10 +256,15 @@ def load_user(conn: Connection, deck: DeckIndex, user_id: int, lang: str, rev: i
     reviews_today = int(conn.execute(_reviews_today_statement(), params).scalar_one())
     held = frozenset(r.item_id for r in conn.execute(_held_statement(), {"uid": user_id, "now": to_db(now)}))
     entries = [((row[DUE].timestamp(), item_id), row[STATE] == REVIEW_STATE) for item_id, row in states.items()]
-    return UserQueue(user_id=user_id, lang=lang, rev=rev, deck=deck, day=day, new_today=new_today,
-                     states=states, by_due=SortedList(e for e, _r in entries), held=held,
-                     reviews_today=reviews_today, by_due_review=SortedList(e for e, r in entries if r),
-                     by_due_learn=SortedList(e for e, r in entries if not r))
+    q = UserQueue(user_id=user_id, lang=lang, rev=rev, deck=deck, day=day, new_today=new_today,
+                  states=states, held=held,
+                  reviews_today=reviews_today, by_due_review=SortedList(e for e, r in entries if r),
+                  by_due_learn=SortedList(e for e, r in entries if not r),
+                  order=deck.new_order(lang, gather_order, user_id, day), gather=gather_order, bury=bury)
+    q.answered_today = {r.item_id for r in conn.execute(_answered_today_statement(), params)}
+    for item_id in sorted(q.answered_today):  # every item answered today is kept; their siblings wait
+        q.answered(item_id)
+    return q
 
 
 @contextmanager

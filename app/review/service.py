@@ -22,7 +22,7 @@ from app.items.misconceptions import card_marks, misconception_faces
 from app.models.card import Card, CardLink
 from app.models.review import DrillShowing, ItemState, ReviewItem, ReviewLog
 from app.review.errors import ItemNotFound
-from app.review.queue_index import Pick
+from app.review.queue_index import REVIEW_STATE, Pick
 from app.srs.prefs import settings_for
 from app.srs.scheduler import as_utc, to_db
 from app.srs.state import StateRow, state_public
@@ -101,7 +101,10 @@ def _showing(s: Session, user_id: int, item_id: int, key: str, seed: int) -> tup
 
 
 def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[str, Any]:
-    """After a card: its follow-ups that can be reviewed now (due or new), then links to related cards."""
+    """After a card: its follow-ups that can be reviewed now (due or new), then links to related cards.
+
+    With sibling burying on (the default) the follow-ups are the card's siblings and wait for another day,
+    as the queue has them: ``followups`` is empty and ``buried`` says how many wait."""
     item = session.get(ReviewItem, item_id)
     card = session.get(Card, item.card_id) if item is not None else None
     if item is None or card is None or item.retired or card.retired:
@@ -114,8 +117,9 @@ def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[s
         .where(ReviewItem.card_id == card.id, ReviewItem.kind == "followup", *_live(st.language),
                or_(col(ItemState.id).is_(None), col(ItemState.due) <= to_db(now)))
         .order_by(col(ReviewItem.position))).all()
+    buried = [fu for fu, state in rows if st.bury_siblings and (state is None or state.state == REVIEW_STATE)]
     followups = [item_view(session, user_id, fu, card, None if state is None else StateRow.of(state))
-                 for fu, state in rows]
+                 for fu, state in rows if fu not in buried]
     links = session.exec(select(CardLink).where(CardLink.card_id == card.id).order_by(col(CardLink.position))).all()
     slugs = [lk.target_slug for lk in links if lk.target_slug]
     known = {c.slug: c for c in session.exec(select(Card).where(col(Card.slug).in_(slugs),
@@ -127,7 +131,8 @@ def chain(session: Session, user_id: int, item_id: int, now: datetime) -> dict[s
                         "title_zh": target.title_zh if target else lk.target_title_zh,
                         "title_en": target.title_en if target else lk.target_title_en,
                         "url": f"/cards/{target.slug}" if target else None})
-    return {"card": {"id": card.id, "slug": card.slug}, "followups": followups, "links": related}
+    return {"card": {"id": card.id, "slug": card.slug}, "followups": followups, "buried": len(buried),
+            "links": related}
 
 
 def recent_logs(session: Session, user_id: int, limit: int = 50, offset: int = 0) -> list[ReviewLog]:

@@ -28,7 +28,7 @@ def user_study_state(engine: ReviewEngine, user: User, now: datetime | None = No
     assert user.id is not None
     now = as_utc(now or now_utc())
     prefs = engine.prefs(user.id)
-    q = engine.queues.get(user.id, "both", now)
+    q = engine.queues.get(user.id, "both", now, prefs)
     with new_session(engine.db) as session:
         holds = session.exec(select(ItemHold).where(
             ItemHold.user_id == user.id, or_(col(ItemHold.until).is_(None), col(ItemHold.until) > to_db(now)))).all()

@@ -1,5 +1,7 @@
 // proofdeck quiz: Space reveals, 1-4 grade, Enter submits a typed drill answer; z / Ctrl+Z undoes the last
-// answer, - buries the item until tomorrow, @ suspends it, h shows its history.
+// answer, - buries the item until tomorrow, @ suspends it, h shows its history. In a drill's answer box the
+// keys an answer never holds still act (- and @, Esc leaves the box, Enter submits); digits, letters (units)
+// and spaces are typed.
 // Every answer is POSTed with an idempotency key made once per showing and retried on network errors,
 // so a review is never lost and never counted twice.
 "use strict";
@@ -106,11 +108,18 @@
     $("next-due").textContent = "学习完成，复习计划未改变 Study session done; your schedule is unchanged.";
   }
 
+  // The header's counts without the next item (GET /api/review/next brings them otherwise): inside a
+  // follow-up chain and after a drill's answer, so they are never a step behind
+  async function refreshCounts() {
+    const r = await send("GET", "/api/review/counts");
+    if (r.ok) { setDue(r.data.total); setCounts(r.data); }
+  }
+
   let loading = false;
   async function load() {
     if (loading) return;
     if (studyMode) { await loadStudy(); return; }
-    if (chainQueue.length) { show(chainQueue.shift()); return; }
+    if (chainQueue.length) { show(chainQueue.shift()); await refreshCounts(); return; }
     loading = true;
     let r;
     try { r = await send("GET", "/api/review/next"); } finally { loading = false; }
@@ -218,7 +227,7 @@
       answered = true;
       setDue(Math.max(0, Number($("due-left").dataset.count || 1) - 1));  // the next GET brings the exact count
       if (item.kind === "card") await loadChain(item);
-      if (item.typed) { showDrillResult(r.data); return; }
+      if (item.typed) { showDrillResult(r.data); await refreshCounts(); return; }
       await load();
     } catch (e) {
       status("未能保存，请重试 Could not save; press the key again. (" + e.message + ")");
@@ -255,15 +264,41 @@
       links.appendChild(li);
     }
     chainQueue = r.data.followups.slice();
+    const buried = r.data.buried || 0;
     $("chain-note").textContent = chainQueue.length
       ? "接下来 " + chainQueue.length + " 个追问 · Next: " + chainQueue.length + " follow-up question(s) of this card."
+      : buried ? "本卡的 " + buried + " 个追问明天再问（同卡项目已搁置）· This card's " + buried
+                 + " follow-up(s) wait for another day (siblings are buried)."
       : "本卡没有待复习的追问 · No follow-ups of this card are due.";
     $("links-title").hidden = !r.data.links.length;
-    $("chain").hidden = !(chainQueue.length || r.data.links.length);
+    $("chain").hidden = !(chainQueue.length || buried || r.data.links.length);
+  }
+
+  // A key pressed in the drill's answer box: true when the quiz acted on it (it is not typed)
+  function answerBoxKey(ev, box) {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) {
+      if (!box.value && (ev.ctrlKey || ev.metaKey) && ev.key.toLowerCase() === "z") { undo(); return true; }
+      return false;  // the box's own editing keys (Ctrl+Z undoes typing, Ctrl+A selects)
+    }
+    if (ev.key === "Escape") { box.blur(); $("quiz").focus(); return true; }
+    if (ev.key === "@") { hold("suspend"); return true; }
+    // "-" is typed only as an exponent's sign (2.8e-2); an answer is never negative
+    if (ev.key === "-" && !/\d[eE]$/.test(box.value.slice(0, box.selectionStart ?? box.value.length))) {
+      hold("bury"); return true;
+    }
+    return false;  // Enter submits the form; digits, units and spaces are the answer
   }
 
   document.addEventListener("keydown", (ev) => {
-    if (ev.target instanceof HTMLInputElement && ev.target.type !== "radio") return;  // typing an answer
+    if (ev.target === $("typed-answer")) {
+      if (answerBoxKey(ev, ev.target)) ev.preventDefault();
+      return;
+    }
+    if (ev.target instanceof HTMLInputElement && ev.target.type !== "radio") return;  // the paste box
+    if (ev.key === "Enter" && (ev.target === document.body || ev.target === $("quiz")) && current && current.typed
+        && !answered && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      ev.preventDefault(); $("typed-answer").focus(); return;  // back into the box left with Esc
+    }
     if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ev.key.toLowerCase() === "z") { ev.preventDefault(); undo(); return; }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.key === "z") { ev.preventDefault(); undo(); return; }

@@ -89,7 +89,8 @@ def test_privacy_between_two_users(two: tuple[TestClient, dict[str, str], dict[s
 
 def _show_drill(client: TestClient, h: dict[str, str], drill_id: int) -> int:
     """Make the drill the next item for this user (only due/new drills), return its showing id."""
-    client.put("/api/review/settings", json={"new_per_day": 500}, headers=h)
+    # every item of the drill's card may come today (no sibling burying)
+    client.put("/api/review/settings", json={"new_per_day": 500, "bury_siblings": False}, headers=h)
     for _ in range(60):
         item = _first(client, h)
         if item["id"] == drill_id:
@@ -215,12 +216,22 @@ def test_password_login(two: tuple[TestClient, dict[str, str], dict[str, str]]) 
     assert r.status_code == 303 and r.headers["location"] == "/quiz"
     assert client.get("/api/users/me").json()["username"] == "carol"
     r = client.post("/quiz/settings", data={"desired_retention": "0.85", "new_per_day": "7", "language": "zh",
-                                                  "reviews_per_day": "150"},
+                                                  "reviews_per_day": "150", "gather_order": "random",
+                                                  "bury_siblings": "off"},
                     follow_redirects=False, headers=SAME_SITE)
     assert r.status_code == 303
     assert client.get("/api/review/settings").json() == {"desired_retention": 0.85, "new_per_day": 7,
-                                                         "reviews_per_day": 150, "language": "zh", "optimized": False,
-                                                         "optimized_reviews": 0}
+                                                         "reviews_per_day": 150, "language": "zh",
+                                                         "gather_order": "random", "bury_siblings": False,
+                                                         "optimized": False, "optimized_reviews": 0}
+    # a form without the two queue fields (an older page) keeps them
+    r = client.post("/quiz/settings", data={"desired_retention": "0.85", "new_per_day": "7", "language": "zh",
+                                            "reviews_per_day": "150"}, follow_redirects=False, headers=SAME_SITE)
+    assert r.status_code == 303
+    kept = client.get("/api/review/settings").json()
+    assert (kept["gather_order"], kept["bury_siblings"]) == ("random", False)
+    r = client.put("/api/review/settings", json={"gather_order": "shuffled"}, headers=SAME_SITE)
+    assert r.status_code == 422 and "gather_order must be one of deck, interleaved, random" in r.json()["detail"]
     page = client.get("/quiz/stats")
     assert page.status_code == 200 and 'value="7"' in page.text
     assert client.post("/logout", headers={"Origin": "http://evil.example"}).status_code == 403

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from app.deck.sync import sync_cards
 from app.items.items import faces, item_specs, pitfall_statements
 from app.models import ItemState, ReviewItem, ReviewLog
+from app.srs.prefs import Prefs
 from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
@@ -71,7 +72,7 @@ def test_editing_a_card_keeps_history(engine: Engine, tmp_path: Path) -> None:
         assert len(s.exec(select(ItemState)).all()) == 2
         front, _ = faces(_card_text(s), "zero", "followup", "q1")
         assert "Reworded" in front.en
-        nxt = engine_next(engine, uid, T0)
+        nxt = engine_next(engine, uid, T0, Prefs(bury_siblings=False))  # (else q1's siblings wait for tomorrow)
     assert nxt["item"]["key"] != "q2"  # a retired item is never offered
 
     sync_cards(engine, write_deck(deck, [make_card("zero", follow_ups=2, pitfalls=(0, 1))]))  # q2 is back

@@ -14,6 +14,7 @@ import pytest
 from sqlmodel import Session
 
 from app.auth.users import create_user
+from app.models.user import UserSettings
 from tests.utils.accounts import new_link
 from tests.utils.srs_cards import make_card, write_deck
 
@@ -35,7 +36,13 @@ def token(database_url: str) -> Iterator[str]:
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            _user, tok = create_user(s, "tess")
+            user, tok = create_user(s, "tess")
+            # the scripts walk each card then its follow-up, in deck order: no sibling burying
+            # (tests/pages/test_first_day_browser.py covers the default queue)
+            s.flush()
+            st = s.get(UserSettings, user.id)
+            assert st is not None
+            st.gather_order, st.bury_siblings = "deck", False
         yield tok
     finally:
         engine.dispose()

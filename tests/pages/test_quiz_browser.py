@@ -12,6 +12,7 @@ from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.items import drills
 from app.models import DrillShowing
+from app.models.user import UserSettings
 from tests.utils.srs_cards import make_card, write_deck
 
 pytestmark = pytest.mark.backend_agnostic("the quiz's keys in Chromium; "
@@ -39,6 +40,11 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
         with Session(engine) as s, s.begin():
             user, _api_token = create_user(s, "tess")
             token = issue_link(s, user)
+            # the card, then its follow-up (the chain), then the next card: no sibling burying
+            s.flush()
+            st = s.get(UserSettings, user.id)
+            assert st is not None
+            st.gather_order, st.bury_siblings = "deck", False
         page.goto(f"{live_server}/login?token={token}")
         assert page.url == f"{live_server}/quiz"
         due = page.locator("#due-left")

@@ -38,6 +38,7 @@ def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> 
             token = issue_link(s, user)
             prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
             prefs.language = "en"
+            prefs.bury_siblings = False  # one card: its drills are the card's siblings
         page.goto(f"{live_server}/login?token={token}")
         kind = page.locator("#kind")
         if "drill" not in kind.inner_text():  # the card itself comes first
@@ -77,7 +78,8 @@ def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_serve
         with Session(engine) as s, s.begin():
             user, _api_token = create_user(s, "tess")
             token = issue_link(s, user)
-            s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
+            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
+            prefs.language, prefs.bury_siblings = "en", False  # one card: its drills are the card's siblings
         page.goto(f"{live_server}/login?token={token}")
         kind, front = page.locator("#kind"), page.locator("#front")
         expect(kind).not_to_have_text("")
@@ -127,7 +129,8 @@ def test_the_right_number_in_a_wrong_unit_is_wrong_and_the_feedback_names_the_un
         with Session(engine) as s, s.begin():
             user, _api = create_user(s, "una")
             token = issue_link(s, user)
-            s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
+            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
+            prefs.language, prefs.bury_siblings = "en", False  # one card: its drills are the card's siblings
         page.goto(f"{live_server}/login?token={token}")
         kind = page.locator("#kind")
         expect(kind).not_to_have_text("")

@@ -24,6 +24,7 @@ from app.core.config import settings
 from app.core.db import make_engine
 from app.deck.verdicts import load_bundled
 from app.models.review import ReviewItem
+from app.models.user import UserSettings
 from tests.utils.review import engine_answer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,6 +170,11 @@ def test_quiz_back_of_a_misconception_drill(verified: str, database_url: str, pa
             user, _api_token = create_user(s, "mia")
             token = issue_link(s, user)
             user_id = user.id
+            # "the next new item" in position order, its card's other items answered today: no burying
+            s.flush()
+            st = s.get(UserSettings, user.id)
+            assert st is not None
+            st.gather_order, st.bury_siblings = "deck", False
         assert user_id is not None
         with Session(engine) as s:
             items = s.exec(select(ReviewItem).where(ReviewItem.retired == False)  # noqa: E712

@@ -23,6 +23,7 @@ from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
 PREFS = Prefs(new_per_day=100)
+IN_DECK_ORDER = Prefs(new_per_day=100, gather_order="deck")  # "everything before it" is then what comes first
 
 
 @pytest.fixture
@@ -247,9 +248,9 @@ def test_a_drill_keeps_its_numbers_until_answered_and_a_slip_can_be_regraded(dec
         for other in s.exec(select(ReviewItem).where(col(ReviewItem.position) < drill.position)):
             assert other.id is not None
             eng.hold(uid, other.id, "suspend", now=T0)
-    shown = _next(deck, uid, T0)["item"]
+    shown = _next(deck, uid, T0, IN_DECK_ORDER)["item"]
     assert shown["id"] == drill.id
-    reload = _next(deck, uid, T0)["item"]  # the page reloaded: the same showing, the same numbers
+    reload = _next(deck, uid, T0, IN_DECK_ORDER)["item"]  # the page reloaded: the same showing, the same numbers
     assert reload["showing_id"] == shown["showing_id"] and reload["front"] == shown["front"]
     out = engine_answer(deck, uid, item_id=drill.id, typed_answer="0.000001", showing_id=shown["showing_id"],
                         now=T0, fuzz=False, settings=PREFS)
@@ -264,7 +265,7 @@ def test_a_drill_keeps_its_numbers_until_answered_and_a_slip_can_be_regraded(dec
         eng.regrade(new_user_id(deck, "bob"), out["log_id"], 4, prefs=PREFS, now=T0)  # not bob's
     # the next showing (once due again) has new numbers
     later = datetime.fromisoformat(regraded["state"]["due"]) + timedelta(minutes=1)
-    again = _next(deck, uid, later)["item"]
+    again = _next(deck, uid, later, IN_DECK_ORDER)["item"]
     assert again["id"] == drill.id and again["showing_id"] != shown["showing_id"]
     # a right answer is no slip: it cannot be regraded
     with Session(deck) as s:

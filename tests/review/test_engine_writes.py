@@ -95,7 +95,8 @@ def test_an_answer_is_seen_by_a_second_process(engine: Engine, tmp_path: Path, s
     assert before["due_now"] == 0 and before["new_left"] == 4
     first = engine_answer(engine, uid, item_id=_first_new(engine, uid), rating=1, now=T0, fuzz=False)
     after = second.next(uid, T0 + timedelta(hours=1))
-    assert (after["due_now"], after["new_left"]) == (1, 3), first
+    # alpha's card in learning; its follow-up (a sibling) waits until tomorrow, in the second process too
+    assert (after["due_now"], after["new_left"]) == (1, 2), first
 
 
 def test_engine_write_is_seen_by_a_second_process(engine: Engine, tmp_path: Path, second: Second) -> None:

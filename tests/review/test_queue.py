@@ -34,6 +34,8 @@ from tests.utils.review import engine_answer, engine_next
 from tests.utils.srs_cards import make_card, new_user_id, write_deck
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+# the oracle below finds the first new item in deck order and knows no burying
+ORACLE = Prefs(gather_order="deck", bury_siblings=False)
 
 
 def _deck(folder: Path, n: int = 6, extra_follow_ups: int = 0) -> list[Any]:
@@ -85,7 +87,9 @@ def test_memory_says_what_the_database_says_through_a_random_session(
     folder = write_deck(tmp_path / "cards", _deck(tmp_path))
     sync_cards(engine, folder)
     uid = new_user_id(engine, "ada")
-    prefs = Prefs(language=language, new_per_day=rng.choice((3, 8, 50)))
+    # the queue's mechanics against the database in deck order without burying (the oracle's order);
+    # gather orders and burying: tests/review/test_gather_bury.py
+    prefs = Prefs(language=language, new_per_day=rng.choice((3, 8, 50)), gather_order="deck", bury_siblings=False)
     now = T0
     for step in range(60):
         out = _assert_matches_database(engine, uid, now, prefs)
@@ -117,11 +121,11 @@ def test_memory_says_what_the_database_says_through_a_random_session(
 def test_a_fresh_queue_answers_next_without_a_query(engine: Engine, tmp_path: Path) -> None:
     sync_cards(engine, write_deck(tmp_path / "cards", _deck(tmp_path)))
     uid = new_user_id(engine, "ada")
-    first = engine_next(engine, uid, T0, Prefs())
+    first = engine_next(engine, uid, T0, ORACLE)
     statements: list[str] = []
     event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
     registry = queues(engine)
-    q = registry.fresh(uid, "both", T0)
+    q = registry.fresh(uid, "both", T0, ORACLE)
     assert q is not None
     again = srs.next_view(engine, uid, registry.pick(q, T0, 20), "both")
     assert again == first and statements == []
@@ -133,12 +137,12 @@ def test_answers_from_another_process_show_once_the_queue_checks(engine: Engine,
     uid = new_user_id(engine, "ada")
     other = make_engine(str(engine.url.render_as_string(hide_password=False)))  # its own queues: "another process"
     try:
-        offered = engine_next(engine, uid, T0, Prefs())["item"]
+        offered = engine_next(engine, uid, T0, ORACLE)["item"]
         engine_answer(other, uid, item_id=offered["id"], rating=3, now=T0, fuzz=False)
         # within the check interval this process still offers it (documented)
-        assert engine_next(engine, uid, T0, Prefs())["item"]["id"] == offered["id"]
+        assert engine_next(engine, uid, T0, ORACLE)["item"]["id"] == offered["id"]
         monkeypatch.setattr(queue_mod, "CHECK_SECONDS", 0.0)
-        out = _assert_matches_database(engine, uid, T0, Prefs())
+        out = _assert_matches_database(engine, uid, T0, ORACLE)
         assert out["item"]["id"] != offered["id"]
     finally:
         other.dispose()
@@ -148,15 +152,15 @@ def test_a_direct_edit_that_bumps_the_clock_is_seen(engine: Engine, tmp_path: Pa
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     sync_cards(engine, write_deck(tmp_path / "cards", _deck(tmp_path, n=2)))
     uid = new_user_id(engine, "ada")
-    item = engine_next(engine, uid, T0, Prefs())["item"]
+    item = engine_next(engine, uid, T0, ORACLE)["item"]
     engine_answer(engine, uid, item_id=item["id"], rating=4, now=T0, fuzz=False)
     later = T0 + timedelta(hours=1)
-    assert _assert_matches_database(engine, uid, later, Prefs())["due_now"] == 0
+    assert _assert_matches_database(engine, uid, later, ORACLE)["due_now"] == 0
     with engine.begin() as conn:  # what bench/review.py does between rounds
         conn.execute(ItemState.__table__.update().values(due=T0 - timedelta(days=1)))  # type: ignore[attr-defined]
         clock.bump(conn, clock.user_scope(uid))
     monkeypatch.setattr(queue_mod, "CHECK_SECONDS", 0.0)
-    assert _assert_matches_database(engine, uid, later, Prefs())["due_now"] == 1
+    assert _assert_matches_database(engine, uid, later, ORACLE)["due_now"] == 1
 
 
 def test_an_answer_committed_while_the_queue_loads_is_replayed(engine: Engine, tmp_path: Path,
@@ -178,7 +182,7 @@ def test_an_answer_committed_while_the_queue_loads_is_replayed(engine: Engine, t
         return real_load(*args, **kwargs)
 
     monkeypatch.setattr(queue_mod, "load_user", load_racing_an_answer)
-    out = _assert_matches_database(engine, uid, T0, Prefs())
+    out = _assert_matches_database(engine, uid, T0, ORACLE)
     assert answered and out["item"]["id"] != new_items[0]  # the answer is in the queue, not offered again
     with Session(engine) as s:
         seen = s.exec(select(func.count()).select_from(ItemState).where(ItemState.user_id == uid)).one()
@@ -189,10 +193,10 @@ def test_sync_in_this_process_drops_the_queues_at_once(engine: Engine, tmp_path:
     folder = write_deck(tmp_path / "cards", _deck(tmp_path, n=2))
     sync_cards(engine, folder)
     uid = new_user_id(engine, "ada")
-    first = engine_next(engine, uid, T0, Prefs())["item"]
+    first = engine_next(engine, uid, T0, ORACLE)["item"]
     (folder / f"{first['card']['slug']}.md").unlink()
     sync_cards(engine, folder)  # no waiting for the check interval
-    out = _assert_matches_database(engine, uid, T0, Prefs())
+    out = _assert_matches_database(engine, uid, T0, ORACLE)
     assert out["item"]["card"]["slug"] != first["card"]["slug"]
 
 

@@ -106,8 +106,8 @@ def test_pages_and_quiz_run_no_card_script(live_server: str, database_url: str,
     page.goto(f"{live_server}/login?token={token}")
     assert page.url == f"{live_server}/quiz"
     page.evaluate("() => fetch('/api/review/settings', {method: 'PUT', headers: {'Content-Type': "
-                  "'application/json'}, body: JSON.stringify({new_per_day: 500})})")
-    kinds = set()
+                  "'application/json'}, body: JSON.stringify({new_per_day: 500, bury_siblings: false})})")
+    kinds = set()  # every item of the hostile card (burying off: they are siblings)
     for step in range(16):
         page.wait_for_function("() => !document.getElementById('quiz').hidden || "
                                "!document.getElementById('done').hidden")

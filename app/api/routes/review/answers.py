@@ -124,6 +124,15 @@ def stats(user: CurrentUser, engine: ReviewEngineDep, session: SessionDep) -> di
     return out
 
 
+@router.get("/counts")
+async def counts(request: Request) -> FastJSON:
+    """New / learning / review left today and their total, alone (the quiz header asks after each answer it
+    does not follow with ``GET /next``: inside a follow-up chain, after a drill)."""
+    user = await signed_in(request)
+    engine = review_engine(request)
+    return FastJSON((await engine.counts_now(user.user_id, user.prefs)).public())
+
+
 @router.get("/chain/{item_id}", responses=errors(404))
 def chain(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[str, Any]:
     """After grading a card: its follow-ups reviewable now ("drill deeper"), then related cards."""
@@ -170,6 +179,7 @@ def item_state(item_id: IdPath, user: CurrentUser, session: SessionDep) -> dict[
 def _settings_public(st: UserSettings) -> SettingsPublic:
     return SettingsPublic(desired_retention=st.desired_retention, new_per_day=st.new_per_day,
                           reviews_per_day=st.reviews_per_day, language=st.language,
+                          gather_order=st.gather_order, bury_siblings=st.bury_siblings,
                           optimized=st.parameters is not None, optimized_reviews=st.optimized_reviews)
 
 
@@ -182,7 +192,8 @@ def get_settings(user: CurrentUser, session: SessionDep) -> SettingsPublic:
 @router.put("/settings", responses=errors(400))
 def put_settings(body: SettingsUpdate, user: CurrentUser, engine: ReviewEngineDep,
                  session: SessionDep) -> SettingsPublic:
-    """Change desired retention (0.70-0.99), new items per day (0-500), language (zh | en | both)."""
+    """Change desired retention (0.70-0.99), new items per day (0-500), language (zh | en | both), the
+    order new items are gathered in (deck | interleaved | random) and whether siblings are buried."""
     assert user.id is not None
     try:
         st = engine.update_settings(user.id, release=session, **body.model_dump(exclude_none=True))
