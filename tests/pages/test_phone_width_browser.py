@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.auth.links import issue_link
 from app.auth.users import create_user
@@ -22,6 +22,7 @@ from app.core.db import make_engine
 from app.deck.verdicts import load_bundled
 from app.export.deck import load_docs, load_verdicts
 from app.export.handbook import render_handbook
+from app.models import UserSettings
 from app.review.study_snapshot import handbook_study
 from tests.utils.accounts import new_user_link
 from tests.utils.review import engine_answer, engine_next, review_engine
@@ -133,6 +134,8 @@ def _at_first_drill(database_url: str) -> str:
             assert user.id is not None
             user_id = user.id
             token = issue_link(s, user)
+            st = s.exec(select(UserSettings).where(UserSettings.user_id == user_id)).one()
+            st.gather_order, st.bury_siblings = "deck", False  # a card's drills are its siblings
         now = datetime.now(UTC)
         for _ in range(40):
             item = engine_next(engine, user_id, now)["item"]
