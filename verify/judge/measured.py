@@ -128,13 +128,3 @@ def _carried(gap: sp.Expr, atom: sp.Symbol, q: Any, own_tol: dict[sp.Symbol, sp.
         return sp.sympify(q.tolerance).subs(env)
     slope = sp.diff(gap, atom).xreplace(meas).subs(env).doit()
     return abs(slope) * own_tol[atom]
-
-
-def method_of(parsed: Parsed, rows: list[dict[str, Any]]) -> str:
-    judged = [r for r in rows if "relations" in r]
-    methods = {QUANTITIES[a.quantity].method for a in parsed.atoms.values()}
-    if "construction" in methods:  # holds because the reference code was written so: never "measured"
-        return "construction"
-    if judged:  # the weakest method among the quantities names the claim's: a calculated factor is never "measured"
-        return next(m for m in ("calculated", "simulated", "measured") if m in methods)
-    return "calculated"

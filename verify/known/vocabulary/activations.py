@@ -4,7 +4,7 @@
 
 Ledger formulas: ``verify.known.formulas`` checkpointing, activation_memory, mixed_precision (Korthikanti et al.'s
 sbh(34 + 5as/h)). Measured by ``checkpoint_sequential`` runs (16 × Linear+ReLU, the profiler's peak and counted
-Linear forwards at each k), one CPU process (saved activations of an MLP at b = 8, 16, 32), the tiny decoder
+Linear forwards and FlopCounterMode's FLOPs at each k), one CPU process (saved activations of an MLP at b = 8, 16, 32), the tiny decoder
 (saved_tensors_hooks on one bf16 layer) and the profiler's peak of one attention head at s = 1024 and 2048.
 """
 
@@ -105,9 +105,12 @@ QUANTITIES = (
              "layer forwards per step with k segments: 2L − L/k (Linear forwards counted by hooks)",
              lambda: ckpt.layer_forwards(layers=L, segments=k), "checkpoint",
              _checkpoint(lambda _r, run: run["linear_forwards"])),
-    Quantity("recompute_overhead", (), "fraction", "calculated",
-             "extra compute of recomputation over forward + backward, backward = 2 × forward: (1 − 1/k)/3",
-             lambda: ckpt.compute_overhead(layers=L, segments=k, backward_over_forward=2)),
+    # counted: FlopCounterMode's FLOPs of a checkpointed step over a plain one, less 1 (the formula nowhere in it)
+    Quantity("recompute_overhead", (), "fraction", "counted",
+             "extra compute of recomputation over forward + backward, backward = 2 × forward: (1 − 1/k)/3 "
+             "(counted: FlopCounterMode's FLOPs of the k-segment step over the plain step's, less 1)",
+             lambda: ckpt.compute_overhead(layers=L, segments=k, backward_over_forward=2), "checkpoint",
+             _checkpoint(lambda r, run: sp.Rational(run["flops"], r["runs"]["None"]["flops"]) - 1)),
     # ---- bytes a layer saves (verify.known.formulas.mixed_precision, activation_memory)
     Quantity("layer_activation_bytes", (), "bytes", "calculated",
              "bytes a transformer layer saves for backward (16-bit, no parallelism): sbh(34 + 5as/h)",

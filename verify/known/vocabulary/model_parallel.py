@@ -131,7 +131,8 @@ QUANTITIES = (
              "largest |difference| of Ulysses' output from full attention (fp64); measured only", None, "cp",
              on_llm_probe(lambda rs, _a: max(r["ulysses"]["max_abs_diff"] for r in rs))),
     # ---- 3D parallelism (verify.known.formulas.parallel_3d)
-    Quantity("gpus_3d", (), "GPUs", "calculated", "GPUs of a t × p × d layout: t·p·d",
+    # a definition: the layout's size is what N = t·p·d names, nothing to measure (shown as a definition, not a ✓)
+    Quantity("gpus_3d", (), "GPUs", "definition", "GPUs of a t × p × d layout: t·p·d (a definition)",
              lambda: p3.gpus(t=t, p=p, d=d)),
     Quantity("params_per_gpu_3d", (), "parameters", "calculated", "parameters per GPU: Ψ/(tp)",
              lambda: p3.params_per_gpu(psi=Psi, t=t, p=p)),
