@@ -15,8 +15,8 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.utils.flop_counter import FlopCounterMode
 from torch.utils.checkpoint import checkpoint_sequential
+from torch.utils.flop_counter import FlopCounterMode
 
 from verify.measure.meters.memory import cpu_peak_bytes, storage_bytes
 
