@@ -5,7 +5,8 @@
 Ledger formulas: ``verify.known.formulas`` checkpointing, activation_memory, mixed_precision (Korthikanti et al.'s
 sbh(34 + 5as/h)). Measured by ``checkpoint_sequential`` runs (16 × Linear+ReLU, the profiler's peak, counted
 Linear forwards and FlopCounterMode's FLOPs at each k), one CPU process (saved activations of an MLP at b = 8, 16,
-32), the tiny decoder (saved_tensors_hooks on one bf16 layer) and the profiler's peak of one attention head at s = 1024 and 2048.
+32), the tiny decoder (saved_tensors_hooks on one bf16 layer) and the profiler's peak of one attention head at
+s = 1024 and 2048.
 """
 
 from __future__ import annotations
