@@ -33,3 +33,14 @@ def judge_all(claims: list[Claim], evidence: Any) -> list[dict[str, Any]]:
     """Every claim's verdict, as ``python -m verify`` judges a deck: one ``Prepared`` shared by the claims."""
     prepared = Prepared()
     return [judge(c, evidence, prepared) for c in claims]
+
+
+def card_claim(card: str, claim_id: str) -> Claim:
+    """The bundled deck's claim ``card:claim_id`` (cards/), as the sweep reads it."""
+    from pathlib import Path
+
+    from verify.reading.claims import read_cards
+
+    cards = Path(__file__).resolve().parents[2] / "cards"
+    (found,) = [c for c in read_cards(cards) if (c.card, c.claim_id) == (card, claim_id)]
+    return found

@@ -13,32 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from tests.utils.judging import card_claim
 from verify.judge import Evidence, judge
 from verify.judge.pipeline import reset_caches
 from verify.measure.experiments import local
 from verify.measure.probes import LOCAL_RUNS
-from verify.reading.claims import Claim, read_cards
+from verify.reading.claims import Claim
 
-CARDS = Path(__file__).resolve().parents[2] / "cards"
 KNOWN = {"2": Fraction(1, 6), "4": Fraction(1, 4), "8": Fraction(7, 24)}  # (k − 1)/k of a forward, over 3 forwards
 
 
 @pytest.fixture(scope="module")
 def claim() -> Claim:
-    (found,) = [c for c in read_cards(CARDS) if (c.card, c.claim_id) == ("activation-checkpointing",
-                                                                         "checkpoint-overhead-formula")]
-    return found
+    return card_claim("activation-checkpointing", "checkpoint-overhead-formula")
 
 
 @pytest.fixture
-def fresh() -> Iterator[None]:
+def fresh_checkpoint_runs() -> Iterator[None]:
     def clear() -> None:
         local.checkpointing.cache_clear()
         LOCAL_RUNS.clear()
@@ -61,14 +58,14 @@ def _recompute_every_segment(functions: Any, segments: int, x: torch.Tensor, use
     return x
 
 
-def test_counted_overhead_is_the_papers(claim: Claim, fresh: None) -> None:
+def test_counted_overhead_is_the_papers(claim: Claim, fresh_checkpoint_runs: None) -> None:
     assert _overheads(LOCAL_RUNS.get("checkpointing")) == KNOWN
     verdict = judge(claim, Evidence([]))
     assert (verdict["verdict"], verdict["method"]) == ("confirmed", "counted"), verdict["reason_en"]
     assert {r["config"] for r in verdict["evaluated"] if "relations" in r} == {"L=16 k=2", "L=16 k=4", "L=16 k=8"}
 
 
-def test_recomputing_the_last_segment_too_refutes_the_formula(claim: Claim, fresh: None,
+def test_recomputing_the_last_segment_too_refutes_the_formula(claim: Claim, fresh_checkpoint_runs: None,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local, "checkpoint_sequential", _recompute_every_segment)
     assert set(_overheads(LOCAL_RUNS.get("checkpointing")).values()) == {Fraction(1, 3)}
