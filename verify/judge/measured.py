@@ -37,7 +37,7 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
     fixed = [a.fixed for a in parsed.atoms.values()]
     if family == "zero" and evidence is None:
         return []
-    if FAMILIES[family].rerunnable and all(fixed):
+    if FAMILIES[family].rerunnable and all(fixed) and set(FAMILIES[family].needs) <= {k for f in fixed for k, _ in f}:
         return [Config("at the claim's values", {})]
     try:
         configs = FAMILIES[family].configurations(evidence)
