@@ -72,7 +72,26 @@ def _data_files(ranks: list[dict[str, Any]]) -> list[int]:
     return [b_ for f, b_ in ranks[0]["dcp"]["files"].items() if f.endswith(".distcp")]
 
 
+def _file_configs(_ev: Any) -> list[Config]:
+    from verify.measure.experiments.checkpoint_files import CKPT_FILE_LAYERS, CKPT_FILE_WIDTH
+
+    psi = CKPT_FILE_LAYERS * (CKPT_FILE_WIDTH**2 + CKPT_FILE_WIDTH)
+    return [Config(f"torch.save {CKPT_FILE_LAYERS}×Linear({CKPT_FILE_WIDTH})", {"Psi": psi})]
+
+
+def _file_bytes(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """The tensor bytes of a real ``torch.save`` checkpoint of this kind (``verify.measure.experiments
+    .checkpoint_files``), at the configuration's Ψ only."""
+    from verify.measure.experiments.checkpoint_files import checkpoint_file_bytes
+
+    got = checkpoint_file_bytes()
+    if sp.sympify(cfg.values.get("Psi")) != got["params"]:
+        return None
+    return sp.Integer(got[args[0]]), {}
+
+
 FAMILIES = (
+    Family("ckpt_file", _file_configs, "torch.save of a model after one Adam step"),
     Family("failures", _fail_configs, "failure simulator, seeded", rerunnable=True),
     Family("dcp", _dcp_configs, "DCP save of FSDP2 on 2 Gloo ranks", gloo_probe=True),
 )
@@ -113,9 +132,13 @@ QUANTITIES = (
              "largest |difference| of weights and Adam moments after dcp.load into a fresh model; measured only",
              None, "dcp", on_llm_probe(lambda rs, _a: max(r["dcp"]["roundtrip_max_abs_diff"] for r in rs),
                                        at_n2_only=True)),
-    Quantity("ckpt_bytes", ("ckpt",), "bytes", "calculated",
-             "checkpoint bytes: resumable 12Ψ (fp32 weights + m + v), with 16-bit weights 14Ψ, weights only 2Ψ",
-             lambda kind: sc.checkpoint_bytes(psi=Psi, bytes_per_param=sc.BYTES_PER_PARAM[kind])),
+    # counted: the tensor bytes of real torch.save files (verify.measure.experiments.checkpoint_files)
+    Quantity("ckpt_bytes", ("ckpt",), "bytes", "counted",
+             "checkpoint bytes: resumable 12Ψ (fp32 weights + m + v), with 16-bit weights 14Ψ, weights only 2Ψ "
+             "(counted: the tensors' bytes in a torch.save file after one Adam step, ± 2 KiB: 64-byte alignment of "
+             "each tensor record and Adam's step counters)",
+             lambda kind: sc.checkpoint_bytes(psi=Psi, bytes_per_param=sc.BYTES_PER_PARAM[kind]), "ckpt_file",
+             _file_bytes, tolerance=sp.Integer(2048)),
     Quantity("ckpt_write_time", (), "s", "calculated", "time to write a resumable checkpoint, N ranks in parallel at W "
              "bytes/s each: 12Ψ/(N·W)", lambda: sc.write_seconds(psi=Psi, n=N, bandwidth=W)),
 )
