@@ -11,8 +11,9 @@ from app.render.marks import Mark, finish_html, finish_markdown, place
 from app.verification.present import marks_for
 from verify.report.table import summary
 
-EVALUATED = [{"config": "ring N=2", "relations": [{"value": "10"}]}, {"config": "ring N=4", "relations": [{}]},
-             {"config": "ring N=8", "skipped": "not measured"}]
+EVALUATED: list[dict[str, Any]] = [{"config": "ring N=2", "relations": [{"value": "10"}]},
+                                   {"config": "ring N=4", "relations": [{}]},
+                                   {"config": "ring N=8", "skipped": "not measured"}]
 
 
 def _verdict(claim: str, method: str, evaluated: list[dict[str, Any]] | None = None) -> dict[str, Any]:

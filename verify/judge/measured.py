@@ -43,12 +43,24 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
         configs = FAMILIES[family].configurations(evidence)
     except LookupError:
         return []
-    if not FAMILIES[family].rerunnable and family != "checkpoint" and any(fixed):
+    if _ran_only_where_fixed(family) and any(fixed):
         # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
         # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
         want = {k: sp.sympify(x) for f in fixed for k, x in f}
-        return [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+        matching = [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+        # none ran there, but the claim also states the formula at its general symbols: those relations are measured
+        # at every configuration and the worked ones left to the ledger (``_runs_at``)
+        return matching if matching or all(fixed) else configs
     return configs
+
+
+def _ran_only_where_fixed(family: str) -> bool:
+    return not FAMILIES[family].rerunnable and family != "checkpoint"
+
+
+def _runs_at(atom: Any, cfg: Config, values: dict[sp.Symbol, Any]) -> bool:
+    """Whether ``cfg`` ran at the atom's fixed values (a family that cannot re-run elsewhere)."""
+    return all(k in cfg.values and sp.sympify(x).subs(values) == sp.sympify(cfg.values[k]) for k, x in atom.fixed)
 
 
 def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[str]]:
@@ -63,9 +75,13 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         own_tol: dict[sp.Symbol, sp.Expr] = {}  # each quantity's tolerance at its own values (fixed ones included)
         row: dict[str, Any] = {"config": cfg.label, "quantities": {}}
         run_symbols: dict[str, Any] = {}
+        elsewhere: set[sp.Symbol] = set()  # atoms fixed at values this configuration did not run at (worked numbers)
         try:
             for sym, atom in parsed.atoms.items():
                 q = QUANTITIES[atom.quantity]
+                if _ran_only_where_fixed(q.family) and not _runs_at(atom, cfg, values):
+                    elsewhere.add(sym)
+                    continue
                 fixed = {k: sp.sympify(x).subs(values) for k, x in atom.fixed}  # m=4*p at p = 4: 16
                 at_cfg = Config(cfg.label, {**cfg.values, **fixed}, cfg.where)
                 why = vocabulary.unavailable_here(q, evidence)
@@ -100,6 +116,8 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         row["symbols"] = {str(k): fmt(x) for k, x in env.items()}
         sides, all_hold = [], True
         for rel in parsed.relations:
+            if sp.sympify(rel.lhs - rel.rhs).free_symbols & elsewhere:
+                continue  # a worked example at values no configuration ran: the ledger's alone
             lhs = sp.sympify(rel.lhs).xreplace(meas).subs(env).doit()
             rhs = sp.sympify(rel.rhs).xreplace(meas).subs(env).doit()
             # a measurement's own tolerance (profiler peaks: ± ½ unit) carries into the relation it is in
@@ -114,6 +132,10 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 side["within"] = f"± {fmt(tol)}: {says[0]}"
             sides.append(side)
             all_hold = all_hold and bool(ok)
+        if not sides:
+            row["skipped"], row["unavailable"] = "only worked examples, at values no configuration ran", False
+            rows.append(row)
+            continue
         row["relations"], row["holds"] = sides, all_hold
         rows.append(row)
     return rows, bad
