@@ -29,7 +29,7 @@ def _same(a: sp.Expr, b: sp.Expr, tol: sp.Expr | int = 0) -> bool:
 
 
 def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
-    if any(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative) for rel in parsed.relations):
+    if all(_derivative(rel) for rel in parsed.relations):
         return []  # a derivative is of the ledger's formula: one measured point has none
     families = {QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
     if len(families) != 1 or (family := families.pop()) not in FAMILIES:
@@ -52,6 +52,10 @@ def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
         # at every configuration and the worked ones left to the ledger (``_runs_at``)
         return matching if matching or all(fixed) else configs
     return configs
+
+
+def _derivative(rel: Any) -> bool:
+    return bool(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative))
 
 
 def _ran_only_where_fixed(family: str) -> bool:
@@ -116,8 +120,8 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         row["symbols"] = {str(k): fmt(x) for k, x in env.items()}
         sides, all_hold = [], True
         for rel in parsed.relations:
-            if sp.sympify(rel.lhs - rel.rhs).free_symbols & elsewhere:
-                continue  # a worked example at values no configuration ran: the ledger's alone
+            if sp.sympify(rel.lhs - rel.rhs).free_symbols & elsewhere or _derivative(rel):
+                continue  # a worked example at values no configuration ran, or a derivative: the ledger's alone
             lhs = sp.sympify(rel.lhs).xreplace(meas).subs(env).doit()
             rhs = sp.sympify(rel.rhs).xreplace(meas).subs(env).doit()
             # a measurement's own tolerance (profiler peaks: ± ½ unit) carries into the relation it is in
