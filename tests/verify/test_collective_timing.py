@@ -12,11 +12,14 @@ for a whole-message send, and the card's α-β claim is refuted.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
-from tests.utils.judging import card_claim
+from tests.utils.judging import card_claim, judge_assertion
 from verify.judge import Evidence, judge
+from verify.judge.pipeline import reset_caches
+from verify.known.vocabulary.data_parallel import _ring_phase_send
 from verify.measure.sim import ring
 from verify.measure.sim.ring import ring_allreduce
 from verify.measure.sim.timing import lockstep_time
@@ -62,3 +65,40 @@ def test_unbalanced_chunks_refute_it(claim: Claim, fresh: None, monkeypatch: pyt
     run = ring_allreduce(_data(4, 16))
     assert run.result == [[sum(col) for col in zip(*_data(4, 16), strict=True)]] * 4  # still the right sums
     assert judge(claim, Evidence([]))["verdict"] == "refuted"
+
+
+# ---- FSDP2's payloads run through the ring simulator (fsdp_ring_volume): each call's group and payload
+
+PSI = 64  # elements of a synthetic FSDP2 step: one all-gather forward and backward, one reduce-scatter, of Ψ each
+
+
+def _fsdp_probe(n: int) -> dict[str, Any]:
+    calls = (("all_gather", "forward"), ("all_gather", "backward"), ("reduce_scatter", "backward"))
+    records = [{"kind": kind, "phase": phase, "bytes": 4 * PSI, "group": n} for kind, phase in calls]
+    return {"fsdp2": {"True": {"records": records, "model_elements": PSI}}}
+
+
+def _ring_resending_in_all_gather(data: list[list[float]]) -> ring.RingRun:
+    """The ring, with one all-gather step more than it needs (each rank forwards a chunk its neighbour holds):
+    the sums stay right, each rank sends a chunk more."""
+    plain = _plain_ring(data)
+    n, chunk = len(data), len(data[0]) // len(data)
+    sent = {"reduce_scatter": plain.sent_by_phase["reduce_scatter"],
+            "all_gather": [x + chunk for x in plain.sent_by_phase["all_gather"]]}
+    return ring.RingRun(plain.result, [a + b for a, b in zip(*sent.values(), strict=True)], sent,
+                        {**plain.steps, "all_gather": n}, plain.step_messages)
+
+
+_plain_ring = ring.ring_allreduce
+
+
+def test_fsdp_payloads_through_the_ring_simulator(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("verify.measure.probes.probe", _fsdp_probe)
+    claim = "fsdp_ring_volume(reshard_true) == 3*(N-1)/N*Psi"  # Rajbhandari et al.: ZeRO-3 moves 3(N−1)/N·Ψ
+    got = judge_assertion(claim, Evidence([]))
+    assert (got.verdict, got.method) == ("confirmed", "simulated"), got.raw["reason_en"]
+    _ring_phase_send.cache_clear()
+    monkeypatch.setattr(ring, "ring_allreduce", _ring_resending_in_all_gather)
+    reset_caches()
+    assert judge_assertion(claim, Evidence([])).verdict == "refuted"
+    _ring_phase_send.cache_clear()

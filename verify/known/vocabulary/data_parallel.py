@@ -69,9 +69,20 @@ def _fsdp_calls(run: dict[str, Any], args: tuple[str, ...], _n: int) -> int:
 
 
 def _fsdp_volume(run: dict[str, Any], _args: tuple[str, ...], _n: int) -> Any:
-    """Σ payload × (g−1)/g over the step's all-gathers and reduce-scatters (g = the call's group), in elements."""
-    return sum(sp.Rational(r["bytes"] * (r["group"] - 1), 4 * r["group"]) for r in run["records"]
+    """Σ over the step's all-gathers and reduce-scatters of what one rank sends when the ring simulator runs that
+    call (its measured payload, its group), in elements (fp32: 4 bytes an element)."""
+    return sum(_ring_phase_send(r["kind"], int(r["group"]), r["bytes"] // 4) for r in run["records"]
                if r["kind"] in ("all_gather", "reduce_scatter"))
+
+
+@cache
+def _ring_phase_send(kind: str, group: int, elements: int) -> sp.Expr:
+    """Elements one rank sends, on average over the ranks, in that phase of a simulated ring of ``group`` ranks over
+    ``elements`` (``verify.measure.sim.ring``; the mean, so a payload the ranks cannot split evenly counts exactly)."""
+    from verify.measure.sim.ring import ring_allreduce
+
+    run = ring_allreduce([[float(r)] * elements for r in range(group)])
+    return sp.Rational(sum(run.sent_by_phase[kind]), group)
 
 
 def _fsdp_backward_group(run: dict[str, Any], _args: tuple[str, ...], _n: int) -> Any:
@@ -197,10 +208,11 @@ QUANTITIES = (
              "share of a (non-root) unit's parameters a rank holds between forward and backward",
              lambda r: _per_unit(r, "held_after_forward"), "fsdp",
              _fsdp_measure(lambda r, _a, _n: sp.Rational(r["block_held_after_forward"], r["block_unsharded"]))),
-    Quantity("fsdp_ring_volume", ("reshard",), "elements", "calculated",
+    Quantity("fsdp_ring_volume", ("reshard",), "elements", "simulated",
              "elements a rank would send per step with ideal rings: FSDP2's measured payloads (each all-gather and "
-             "reduce-scatter it called) × the ideal ring's (g−1)/g, g = each call's group; calculated, not measured "
-             "(FSDP2 calls the backend's collectives, not our send/recv rings; its socket bytes are Gloo's)",
+             "reduce-scatter it called, with its group), each run through the ring simulator (verify.measure.sim"
+             ".ring); simulated, not measured on the wire (FSDP2 calls the backend's collectives; its socket bytes "
+             "are Gloo's)",
              _ring_volume, "fsdp", _fsdp_measure(_fsdp_volume)),
     Quantity("fsdp_backward_group", ("reshard",), "ranks", "measured",
              "ranks in a unit's backward all-gather (0: none)", _backward_group, "fsdp",
