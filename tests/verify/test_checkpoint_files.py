@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import torch
 
-from tests.utils.judging import card_claim
+from tests.utils.judging import caches_cleared, card_claim
 from verify.judge import Evidence, judge
 from verify.measure.experiments import checkpoint_files
 from verify.reading.claims import Claim
@@ -30,9 +30,8 @@ def claim() -> Claim:
 
 @pytest.fixture
 def fresh_files(fresh: None) -> Iterator[None]:
-    checkpoint_files.checkpoint_file_bytes.cache_clear()
-    yield
-    checkpoint_files.checkpoint_file_bytes.cache_clear()
+    with caches_cleared(checkpoint_files.checkpoint_file_bytes):
+        yield
 
 
 def test_file_bytes_per_parameter_are_zeros(fresh_files: None) -> None:

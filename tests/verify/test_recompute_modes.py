@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.utils.judging import card_claim
+from tests.utils.judging import caches_cleared, card_claim
 from verify.judge import Evidence, judge
 from verify.known.vocabulary.transformer import DECODER_SHAPES
 from verify.measure.experiments import decoder
@@ -29,9 +29,8 @@ def claim() -> Claim:
 
 @pytest.fixture
 def fresh_decoder(fresh: None) -> Iterator[None]:
-    decoder.measure.cache_clear()
-    yield
-    decoder.measure.cache_clear()
+    with caches_cleared(decoder.measure):
+        yield
 
 
 @pytest.mark.parametrize("shape", DECODER_SHAPES)

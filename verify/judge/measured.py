@@ -28,15 +28,24 @@ def _same(a: sp.Expr, b: sp.Expr, tol: sp.Expr | int = 0) -> bool:
     return False
 
 
+ONLY = "judged_family"  # Config.where key: a claim across families judges at a configuration only its atoms of one
+
+
 def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
     if all(_derivative(rel) for rel in parsed.relations):
         return []  # a derivative is of the ledger's formula: one measured point has none
-    families = {QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
-    if len(families) != 1 or (family := families.pop()) not in FAMILIES:
+    families = sorted({QUANTITIES[a.quantity].family for a in parsed.atoms.values()})
+    if len(families) == 1:
+        return _family_configs(families[0], list(parsed.atoms.values()), evidence)
+    # several families: each one's configurations judge the relations whose quantities are all its own
+    return [Config(c.label, c.values, {**c.where, ONLY: fam}) for fam in families for c in
+            _family_configs(fam, [a for a in parsed.atoms.values() if QUANTITIES[a.quantity].family == fam], evidence)]
+
+
+def _family_configs(family: str, atoms: list[Any], evidence: Any) -> list[Config]:
+    if family not in FAMILIES or (family == "zero" and evidence is None):
         return []
-    fixed = [a.fixed for a in parsed.atoms.values()]
-    if family == "zero" and evidence is None:
-        return []
+    fixed = [a.fixed for a in atoms]
     if FAMILIES[family].rerunnable and all(fixed) and set(FAMILIES[family].needs) <= {k for f in fixed for k, _ in f}:
         return [Config("at the claim's values", {})]
     try:
@@ -83,7 +92,8 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         try:
             for sym, atom in parsed.atoms.items():
                 q = QUANTITIES[atom.quantity]
-                if _ran_only_where_fixed(q.family) and not _runs_at(atom, cfg, values):
+                if cfg.where.get(ONLY, q.family) != q.family or (
+                        _ran_only_where_fixed(q.family) and not _runs_at(atom, cfg, values)):
                     elsewhere.add(sym)
                     continue
                 fixed = {k: sp.sympify(x).subs(values) for k, x in atom.fixed}  # m=4*p at p = 4: 16

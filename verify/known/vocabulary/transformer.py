@@ -147,7 +147,26 @@ def _lora(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[
     return sp.Integer(r["trainable"] if ok else -1), {}
 
 
+def _matmul_configs(_ev: Any) -> list[Config]:
+    from verify.measure.experiments.matmul_flops import MATMUL_LAYERS, MATMUL_TOKENS, MATMUL_WIDTH
+
+    return [Config(f"{MATMUL_LAYERS}×Linear({MATMUL_WIDTH}) D={MATMUL_TOKENS}",
+                   {"Psi": MATMUL_LAYERS * MATMUL_WIDTH**2, "D": MATMUL_TOKENS})]
+
+
+def _matmul_flops(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """FlopCounterMode's count of a bias-free Linear stack's training step (``verify.measure.experiments
+    .matmul_flops``), at its own Ψ and D only."""
+    from verify.measure.experiments.matmul_flops import train_flops
+
+    got = train_flops()
+    if (sp.sympify(cfg.values.get("Psi")), sp.sympify(cfg.values.get("D"))) != (got["params"], got["tokens"]):
+        return None
+    return sp.Integer(got[args[0]]), {}
+
+
 FAMILIES = (
+    Family("matmul_flops", _matmul_configs, "FlopCounterMode on a bias-free Linear stack"),
     Family("decoder", _decoder_configs, "a tiny torch.nn decoder, 2 shapes"),
     Family("flash_io", _flash_configs, "Algorithms 0 and 1 run, IO counted"),
     Family("lora", _lora_configs, "an adapted layer, a 4-bit store"),
@@ -178,9 +197,12 @@ QUANTITIES = (
     Quantity("train_flops", ("recomp",), "FLOP", "measured",
              "forward + backward FLOPs: 3× forward; with full recomputation (checkpoint, early stop off) 4×",
              _train_flops_formula, "decoder", on_decoder(_train_flops)),
-    Quantity("total_train_flops", ("recomp",), "FLOP", "calculated",
-             "the rule of thumb for a whole run: 6ΨD (8ΨD with full recomputation), attention left out",
-             lambda mode: tf.total_train_flops(params=Psi, tokens=D, recompute=mode == "full")),
+    # counted: FlopCounterMode on a model of weight matmuls only (what the rule describes: attention left out)
+    Quantity("total_train_flops", ("recomp",), "FLOP", "counted",
+             "the rule of thumb for a whole run: 6ΨD (8ΨD with full recomputation), attention left out (counted "
+             "by FlopCounterMode on a bias-free Linear stack, D tokens)",
+             lambda mode: tf.total_train_flops(params=Psi, tokens=D, recompute=mode == "full"), "matmul_flops",
+             _matmul_flops),
     Quantity("train_days", (), "days", "calculated", "6ΨD / (N GPUs × F achieved FLOP/s each) in days",
              lambda: tf.train_days(params=Psi, tokens=D, gpus=N, peak_flops=F, mfu=1)),
     # ---- roofline (verify.known.formulas.roofline)
