@@ -56,7 +56,8 @@ def _family_configs(family: str, atoms: list[Any], evidence: Any) -> list[Config
         # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
         # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
         want = {k: sp.sympify(x) for f in fixed for k, x in f}
-        matching = [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+        matching = [c for c in configs if all(k in c.values and (sp.sympify(c.values[k]) == x or _renames(x, c))
+                                              for k, x in want.items())]
         # none ran there, but the claim also states the formula at its general symbols: those relations are measured
         # at every configuration and the worked ones left to the ledger (``_runs_at``)
         return matching if matching or all(fixed) else configs
@@ -69,6 +70,23 @@ def _derivative(rel: Any) -> bool:
 
 def _ran_only_where_fixed(family: str) -> bool:
     return not FAMILIES[family].rerunnable and family != "checkpoint"
+
+
+def _renames(x: Any, cfg: Config) -> bool:
+    """A fixed value that is a bare symbol the configuration does not set (``ring_send(M=Psi_u)``, ``N=t``) only
+    renames the configuration's symbol: it runs there, with that symbol bound to the configuration's value."""
+    return bool(sp.sympify(x).is_Symbol) and str(x) not in cfg.values
+
+
+def _bind_renames(parsed: Parsed, cfg: Config, values: dict[sp.Symbol, Any]) -> None:
+    """Bind each renaming symbol (``_renames``) of the claim's fixed values to the configuration's value, when every
+    use agrees (``values`` is updated in place)."""
+    bound: dict[sp.Symbol, set[Any]] = {}
+    for atom in parsed.atoms.values():
+        for k, x in atom.fixed:
+            if k in cfg.values and _renames(x, cfg):
+                bound.setdefault(sp.sympify(x), set()).add(cfg.values[k])
+    values.update({sym: vals.pop() for sym, vals in bound.items() if len(vals) == 1 and sym not in values})
 
 
 def _runs_at(atom: Any, cfg: Config, values: dict[sp.Symbol, Any]) -> bool:
@@ -89,6 +107,7 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         row: dict[str, Any] = {"config": cfg.label, "quantities": {}}
         run_symbols: dict[str, Any] = {}
         elsewhere: set[sp.Symbol] = set()  # atoms fixed at values this configuration did not run at (worked numbers)
+        _bind_renames(parsed, cfg, values)
         try:
             for sym, atom in parsed.atoms.items():
                 q = QUANTITIES[atom.quantity]
