@@ -63,3 +63,14 @@ def test_one_tree_for_both_halves_refutes_it(claim: Claim, fresh: None, monkeypa
     monkeypatch.setattr(double_tree, "double_tree_allreduce", lambda data: plain(data, mirrored=False))
     assert max(plain(_data(8, 8), mirrored=False).sent) == 3 * 8
     assert judge(claim, Evidence([]))["verdict"] == "refuted"
+
+
+def test_the_crossover_is_solved_from_both_schedules(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # N·α·β·(N − 1 − ⌈log₂N⌉) at α = 3, β = 2: 24 at N = 4, 192 at N = 8 (by hand)
+    crossover = card_claim("nccl-ring-vs-tree", "crossover")
+    verdict = judge(crossover, Evidence([]))
+    assert (verdict["verdict"], verdict["method"]) == ("confirmed", "simulated"), verdict["reason_en"]
+    assert "ring N=4: 24 (claimed == 24); ring N=8: 192 (claimed == 192)" in verdict["reason_en"]
+    plain = double_tree.double_tree_allreduce
+    monkeypatch.setattr(double_tree, "double_tree_allreduce", lambda data: plain(data, mirrored=False))
+    assert judge(crossover, Evidence([]))["verdict"] == "refuted"

@@ -136,6 +136,24 @@ def _double_tree_time(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.
     return run.rounds * sp.Rational(cfg.values["alpha"]) + sp.Rational(max(run.sent), cfg.values["beta"]), {}
 
 
+def _crossover(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """The message size where the simulated ring all-reduce and the simulated double binary tree take equal time:
+    both run at two sizes (M and 2M), their times are affine in the size, and the crossing is solved from them."""
+    at = dict(cfg.values)
+    if not {"N", "M", "alpha", "beta"} <= set(at) or int(at["N"]) < 4:
+        return None
+    times = []
+    for m_ in (int(at["M"]), 2 * int(at["M"])):
+        at_m = Config(cfg.label, {**at, "M": m_}, cfg.where)
+        ring, tree = _timed(_ev, at_m, ("all_reduce",)), _double_tree_time(_ev, at_m, ("double_binary",))
+        if ring is None or tree is None:
+            return None
+        times.append((m_, ring[0] - tree[0]))  # ring minus tree: affine in M, zero at the crossing
+    (m1, d1), (m2, d2) = times
+    slope = (d2 - d1) / (m2 - m1)
+    return (m1 - d1 / slope if slope != 0 else sp.nan), {}
+
+
 def _tree_read(key: str) -> Measure:
     def read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
         from verify.measure.sim.tree import tree_allreduce
@@ -200,7 +218,8 @@ QUANTITIES = (
              "α-β time: binomial 2⌈log₂N⌉(α + M/β); pipelined double binary tree 2⌈log₂N⌉α + 2M/β (simulated from "
              "N = 4: NCCL's two trees' rounds × α + the busiest rank's bytes / β)", _tree_time, "ring",
              _double_tree_time),
-    Quantity("ring_tree_crossover", (), "bytes", "calculated",
-             "message size where the ring's and the double tree's α-β times are equal: N·α·β·(N − 1 − ⌈log₂N⌉)",
-             lambda: tree.crossover_bytes(n=N, alpha=alpha, beta=beta)),
+    Quantity("ring_tree_crossover", (), "bytes", "simulated",
+             "message size where the ring's and the double tree's α-β times are equal: N·α·β·(N − 1 − ⌈log₂N⌉) "
+             "(simulated from N = 4: both schedules timed at two sizes, the crossing solved)",
+             lambda: tree.crossover_bytes(n=N, alpha=alpha, beta=beta), "ring", _crossover),
 )
