@@ -20,9 +20,11 @@ from __future__ import annotations
 import html as _html
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+
+from verify.report.method_words import SIGNS as METHOD_SIGNS
 
 _START, _END, _ALSO = "\ue000", "\ue001", "\ue002"
 _BASE = 0xE100  # sentinel + chr(_BASE + i) names mark i (at most 256 marks per text)
@@ -37,6 +39,7 @@ _ATOMIC = re.compile(r"\$\$.+?\$\$|(?<!\\)\$[^$\n]+?\$|(`+).+?\1", re.DOTALL)
 MARKS_CSS = (Path(__file__).resolve().parents[1] / "static" / "marks.css").read_text(encoding="utf-8")
 
 SIGNS = {"refuted": "✗", "conditional": "≈", "confirmed": "✓", "mismatch": "≠", "contradiction": "⇄"}
+BASIS_SIGNS = METHOD_SIGNS  # a confirmed definition or worked arithmetic: ≝ / =, not ✓
 MARKED = tuple(SIGNS)
 # which verdict decides a phrase that several claims quote (a refutation outweighs a confirmation)
 DECISIVE = {"refuted": 0, "mismatch": 1, "contradiction": 2, "conditional": 3, "confirmed": 4}
@@ -51,13 +54,17 @@ class Mark:
     quote: str
     note: str = ""
     href: str = ""  # where the claim's row is ("#claim-<id>", or "" for surfaces without one)
+    basis: str = ""  # the verdict's method word (measured, simulated, definition, arithmetic …)
+    method: str = ""  # shown after the note: the method with the configurations it ran at
 
     @property
     def sign(self) -> str:
+        if self.kind == "confirmed" and self.basis in BASIS_SIGNS:
+            return BASIS_SIGNS[self.basis]  # a definition or worked arithmetic is no ✓ proof
         return SIGNS.get(self.kind, "")
 
     def _replace_href(self, href: str) -> Mark:
-        return Mark(self.claim_id, self.kind, self.quote, self.note, href)
+        return replace(self, href=href)
 
 
 @lru_cache(maxsize=4096)
@@ -162,9 +169,12 @@ def note_html(mark: Mark) -> str:
     """The visible verdict after a quote: a link to the claim's row (keyboard-reachable), escaped; a screen
     reader hears the verdict's name before the note (the sign is hidden from it)."""
     quiet = mark.kind == "confirmed" or not mark.note
+    kind_word = mark.basis if mark.sign in BASIS_SIGNS.values() else KIND_WORDS.get(mark.kind, "")
     label = (f'<span class="mark-sign" aria-hidden="true">{mark.sign}</span>'
-             f'<span class="mark-kind">{KIND_WORDS.get(mark.kind, "")}</span>')
+             f'<span class="mark-kind">{kind_word}</span>')
     words = "" if quiet else f' <span class="mark-note">{_html.escape(mark.note)}</span>'
+    if mark.method:  # how the numbers were obtained, where they ran (a confirmed mark too)
+        words += f' <span class="mark-method">{_html.escape(mark.method)}</span>'
     attrs = f'class="claim-note claim-note-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
     if mark.href:
         return f'<a {attrs} href="{_attr(mark.href)}">{label}{words}</a>'
@@ -229,9 +239,11 @@ def escape_note(note: str) -> str:
 
 
 def note_markdown(mark: Mark) -> str:
-    """The verdict as plain Markdown (Obsidian): `` **✗** *16Ψ, not 14Ψ*``, `` **✓** *measured*``."""
-    note = escape_note(mark.note)
-    return f" **{mark.sign}**" + (f" *{note}*" if note else "")
+    """The verdict as plain Markdown (Obsidian): `` **✗** *16Ψ, not 14Ψ*``, `` **✓** (measured at N=2, N=4)``: only
+    the plugin's syntax escaped."""
+    note = "" if mark.kind == "confirmed" and mark.method else mark.note
+    note, method = escape_note(note), escape_note(mark.method)
+    return f" **{mark.sign}**" + (f" *{note}*" if note else "") + (f" ({method})" if method else "")
 
 
 def finish_markdown(text: str, marks: Sequence[Mark]) -> str:

@@ -10,6 +10,8 @@ from app.render.markdown import render_markdown
 from app.render.marks import MARKED, Mark, finish_html, locate, place
 from app.verification.numbers import human, unit_of
 from app.verification.refutation import refutation
+from verify.report.method_words import SIGNS as METHOD_SIGNS
+from verify.report.method_words import method_text
 
 # verdict -> (zh, en, sign)
 VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
@@ -23,7 +25,8 @@ VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("�
 
 # how a verdict's numbers were obtained -> zh label
 METHOD_LABELS = {"measured": "实测", "simulated": "模拟", "calculated": "计算（非实测）",
-                 "construction": "由代码构造决定（非独立实测）", "none": "无数值"}
+                 "construction": "由代码构造决定（非独立实测）", "counted": "计数（运行代码所得）",
+                 "definition": "定义（非证明）", "arithmetic": "算术（代入公式）", "none": "无数值"}
 
 
 def verdict_kind(v: Mapping[str, Any]) -> str:
@@ -46,6 +49,8 @@ def verdict_view(row: Any) -> dict[str, Any]:
     """A stored verdict (``ClaimVerdict``) as the card page shows it."""
     kind = verdict_kind({"verdict": row.verdict})
     zh, en, sign = VERDICT_LABELS[kind]
+    if kind == "confirmed":  # a definition (≝) or worked arithmetic (=) is no ✓ proof
+        sign = METHOD_SIGNS.get(row.method, sign)
     return {"kind": kind, "zh": zh, "en": en, "sign": sign, "method": row.method,
             "method_zh": METHOD_LABELS.get(row.method, ""),
             "predicted": format_value(row.predicted), "measured": format_value(row.measured),
@@ -153,7 +158,9 @@ def marks_for(verdicts: Sequence[Any], lang: str, psi: float | None = None, link
         if kind not in MARKED or not quote:
             continue
         cid = str(_get(v, "claim_key") or "")
-        out.append(Mark(cid, kind, quote, claim_note(v, lang, psi), f"#claim-{cid}" if link else ""))
+        method = str(_get(v, "method") or "")
+        out.append(Mark(cid, kind, quote, claim_note(v, lang, psi), f"#claim-{cid}" if link else "", method,
+                        method_text(method, _get(v, "evaluated"), lang)))
     return out
 
 

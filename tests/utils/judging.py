@@ -6,6 +6,8 @@ formula) go through it like any card's claim, so what they see is what a card wo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,3 +35,25 @@ def judge_all(claims: list[Claim], evidence: Any) -> list[dict[str, Any]]:
     """Every claim's verdict, as ``python -m verify`` judges a deck: one ``Prepared`` shared by the claims."""
     prepared = Prepared()
     return [judge(c, evidence, prepared) for c in claims]
+
+
+def card_claim(card: str, claim_id: str) -> Claim:
+    """The bundled deck's claim ``card:claim_id`` (cards/), as the sweep reads it."""
+    from pathlib import Path
+
+    from verify.reading.claims import read_cards
+
+    cards = Path(__file__).resolve().parents[2] / "cards"
+    (found,) = [c for c in read_cards(cards) if (c.card, c.claim_id) == (card, claim_id)]
+    return found
+
+
+@contextmanager
+def caches_cleared(*cached: Any) -> Iterator[None]:
+    """Empty the ``functools.cache`` of each function before and after: a run measured with a mutated process is
+    measured afresh and not kept for the next test."""
+    for fn in cached:
+        fn.cache_clear()
+    yield
+    for fn in cached:
+        fn.cache_clear()

@@ -28,27 +28,70 @@ def _same(a: sp.Expr, b: sp.Expr, tol: sp.Expr | int = 0) -> bool:
     return False
 
 
+ONLY = "judged_family"  # Config.where key: a claim across families judges at a configuration only its atoms of one
+
+
 def configurations(parsed: Parsed, evidence: Any) -> list[Config]:
-    if any(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative) for rel in parsed.relations):
+    if all(_derivative(rel) for rel in parsed.relations):
         return []  # a derivative is of the ledger's formula: one measured point has none
-    families = {QUANTITIES[a.quantity].family for a in parsed.atoms.values()}
-    if len(families) != 1 or (family := families.pop()) not in FAMILIES:
+    families = sorted({QUANTITIES[a.quantity].family for a in parsed.atoms.values()})
+    if len(families) == 1:
+        return _family_configs(families[0], list(parsed.atoms.values()), evidence)
+    # several families: each one's configurations judge the relations whose quantities are all its own
+    return [Config(c.label, c.values, {**c.where, ONLY: fam}) for fam in families for c in
+            _family_configs(fam, [a for a in parsed.atoms.values() if QUANTITIES[a.quantity].family == fam], evidence)]
+
+
+def _family_configs(family: str, atoms: list[Any], evidence: Any) -> list[Config]:
+    if family not in FAMILIES or (family == "zero" and evidence is None):
         return []
-    fixed = [a.fixed for a in parsed.atoms.values()]
-    if family == "zero" and evidence is None:
-        return []
-    if FAMILIES[family].rerunnable and all(fixed):
+    fixed = [a.fixed for a in atoms]
+    if FAMILIES[family].rerunnable and all(fixed) and set(FAMILIES[family].needs) <= {k for f in fixed for k, _ in f}:
         return [Config("at the claim's values", {})]
     try:
         configs = FAMILIES[family].configurations(evidence)
     except LookupError:
         return []
-    if not FAMILIES[family].rerunnable and family != "checkpoint" and any(fixed):
+    if _ran_only_where_fixed(family) and any(fixed):
         # a quantity at fixed values is measured only by the configurations that ran at those values (the Gloo
         # probe at N = 4); a worked example elsewhere (Ψ = 7.5B) is calculated from the ledger
         want = {k: sp.sympify(x) for f in fixed for k, x in f}
-        return [c for c in configs if all(k in c.values and sp.sympify(c.values[k]) == x for k, x in want.items())]
+        matching = [c for c in configs if all(k in c.values and (sp.sympify(c.values[k]) == x or _renames(x, c))
+                                              for k, x in want.items())]
+        # none ran there, but the claim also states the formula at its general symbols: those relations are measured
+        # at every configuration and the worked ones left to the ledger (``_runs_at``)
+        return matching if matching or all(fixed) else configs
     return configs
+
+
+def _derivative(rel: Any) -> bool:
+    return bool(rel.lhs.has(sp.Derivative) or rel.rhs.has(sp.Derivative))
+
+
+def _ran_only_where_fixed(family: str) -> bool:
+    return not FAMILIES[family].rerunnable and family != "checkpoint"
+
+
+def _renames(x: Any, cfg: Config) -> bool:
+    """A fixed value that is a bare symbol the configuration does not set (``ring_send(M=Psi_u)``, ``N=t``) only
+    renames the configuration's symbol: it runs there, with that symbol bound to the configuration's value."""
+    return bool(sp.sympify(x).is_Symbol) and str(x) not in cfg.values
+
+
+def _bind_renames(parsed: Parsed, cfg: Config, values: dict[sp.Symbol, Any]) -> None:
+    """Bind each renaming symbol (``_renames``) of the claim's fixed values to the configuration's value, when every
+    use agrees (``values`` is updated in place)."""
+    bound: dict[sp.Symbol, set[Any]] = {}
+    for atom in parsed.atoms.values():
+        for k, x in atom.fixed:
+            if k in cfg.values and _renames(x, cfg):
+                bound.setdefault(sp.sympify(x), set()).add(cfg.values[k])
+    values.update({sym: vals.pop() for sym, vals in bound.items() if len(vals) == 1 and sym not in values})
+
+
+def _runs_at(atom: Any, cfg: Config, values: dict[sp.Symbol, Any]) -> bool:
+    """Whether ``cfg`` ran at the atom's fixed values (a family that cannot re-run elsewhere)."""
+    return all(k in cfg.values and sp.sympify(x).subs(values) == sp.sympify(cfg.values[k]) for k, x in atom.fixed)
 
 
 def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[str]]:
@@ -63,9 +106,15 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         own_tol: dict[sp.Symbol, sp.Expr] = {}  # each quantity's tolerance at its own values (fixed ones included)
         row: dict[str, Any] = {"config": cfg.label, "quantities": {}}
         run_symbols: dict[str, Any] = {}
+        elsewhere: set[sp.Symbol] = set()  # atoms fixed at values this configuration did not run at (worked numbers)
+        _bind_renames(parsed, cfg, values)
         try:
             for sym, atom in parsed.atoms.items():
                 q = QUANTITIES[atom.quantity]
+                if cfg.where.get(ONLY, q.family) != q.family or (
+                        _ran_only_where_fixed(q.family) and not _runs_at(atom, cfg, values)):
+                    elsewhere.add(sym)
+                    continue
                 fixed = {k: sp.sympify(x).subs(values) for k, x in atom.fixed}  # m=4*p at p = 4: 16
                 at_cfg = Config(cfg.label, {**cfg.values, **fixed}, cfg.where)
                 why = vocabulary.unavailable_here(q, evidence)
@@ -100,6 +149,8 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
         row["symbols"] = {str(k): fmt(x) for k, x in env.items()}
         sides, all_hold = [], True
         for rel in parsed.relations:
+            if sp.sympify(rel.lhs - rel.rhs).free_symbols & elsewhere or _derivative(rel):
+                continue  # a worked example at values no configuration ran, or a derivative: the ledger's alone
             lhs = sp.sympify(rel.lhs).xreplace(meas).subs(env).doit()
             rhs = sp.sympify(rel.rhs).xreplace(meas).subs(env).doit()
             # a measurement's own tolerance (profiler peaks: ± ½ unit) carries into the relation it is in
@@ -114,6 +165,10 @@ def measured(parsed: Parsed, evidence: Any) -> tuple[list[dict[str, Any]], list[
                 side["within"] = f"± {fmt(tol)}: {says[0]}"
             sides.append(side)
             all_hold = all_hold and bool(ok)
+        if not sides:
+            row["skipped"], row["unavailable"] = "only worked examples, at values no configuration ran", False
+            rows.append(row)
+            continue
         row["relations"], row["holds"] = sides, all_hold
         rows.append(row)
     return rows, bad
@@ -128,13 +183,3 @@ def _carried(gap: sp.Expr, atom: sp.Symbol, q: Any, own_tol: dict[sp.Symbol, sp.
         return sp.sympify(q.tolerance).subs(env)
     slope = sp.diff(gap, atom).xreplace(meas).subs(env).doit()
     return abs(slope) * own_tol[atom]
-
-
-def method_of(parsed: Parsed, rows: list[dict[str, Any]]) -> str:
-    judged = [r for r in rows if "relations" in r]
-    methods = {QUANTITIES[a.quantity].method for a in parsed.atoms.values()}
-    if "construction" in methods:  # holds because the reference code was written so: never "measured"
-        return "construction"
-    if judged:  # the weakest method among the quantities names the claim's: a calculated factor is never "measured"
-        return next(m for m in ("calculated", "simulated", "measured") if m in methods)
-    return "calculated"

@@ -23,7 +23,8 @@ import copy
 from typing import Any
 
 from verify.judge.drift import drift
-from verify.judge.measured import measured, method_of
+from verify.judge.measured import measured
+from verify.judge.method import method_of
 from verify.judge.prepared import Prepared
 from verify.judge.symbolic import Outcome, symbolic
 from verify.judge.verdict import Counterexample, Verdict

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from verify.report.method_words import WORDS, method_text
+
 COLUMNS = ("confirmed", "conditional", "refuted", "unverifiable", "mismatch", "stale", "error")
 VERDICTS = COLUMNS
 SYMBOLS = {"confirmed": "✓", "conditional": "≈", "refuted": "✗", "unverifiable": "?", "mismatch": "≠",
@@ -180,6 +182,8 @@ def _entry(claim: dict[str, Any], partners: list[tuple[str, dict[str, Any]]], wi
         head += f" · {claim['section']}"  # where it fits: the card and the id come first
     lines = wrap(head, width, indent="    ", first="")
     lines += wrap(_text(claim), width, indent="    ")
+    if claim["verdict"] == "confirmed" and claim.get("method"):  # how a ✓ was obtained, where it ran
+        lines += wrap(method_text(claim["method"], claim.get("evaluated")), width, indent="      ", first="    ")
     if correction(claim):
         lines += wrap(correction(claim), width, indent="      ", first="  → ")
     for lang, side in partners:
@@ -236,6 +240,10 @@ def summary(report: dict[str, Any], *, width: int = 80, every: bool = False, car
         if env.get("sweep_wall_s") is not None:
             where.append(f"sweep {env['sweep_wall_s']:.0f} s")
         lines += wrap(", ".join(where), width)
+    by_method = Counter(c.get("method") or "none" for c in claims if c["verdict"] == "confirmed")
+    if by_method:
+        lines += wrap("confirmed by: " + " · ".join(f"{n} {WORDS.get(m, (m,))[0]}" for m, n in by_method.most_common()),
+                      width)
     lines += ["", *_card_rows(claims, width)]
     listed = [c for c in claims if every or cards or verdicts or c["verdict"] in PROBLEMS]
     partners = _partners(report)

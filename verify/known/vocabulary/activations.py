@@ -3,9 +3,10 @@
     python -c "from verify.measure.probes import LOCAL_RUNS; print(LOCAL_RUNS.get('checkpointing')['runs'].keys())"
 
 Ledger formulas: ``verify.known.formulas`` checkpointing, activation_memory, mixed_precision (Korthikanti et al.'s
-sbh(34 + 5as/h)). Measured by ``checkpoint_sequential`` runs (16 × Linear+ReLU, the profiler's peak and counted
-Linear forwards at each k), one CPU process (saved activations of an MLP at b = 8, 16, 32), the tiny decoder
-(saved_tensors_hooks on one bf16 layer) and the profiler's peak of one attention head at s = 1024 and 2048.
+sbh(34 + 5as/h)). Measured by ``checkpoint_sequential`` runs (16 × Linear+ReLU, the profiler's peak, counted
+Linear forwards and FlopCounterMode's FLOPs at each k), one CPU process (saved activations of an MLP at b = 8, 16,
+32), the tiny decoder (saved_tensors_hooks on one bf16 layer) and the profiler's peak of one attention head at
+s = 1024 and 2048.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def _attn(growth: bool) -> Measure:
     return measure
 
 
+_KEPT = {"none": "layer_saved_bytes", "selective": "selective_saved_bytes", "full": "full_saved_bytes"}
+
 FAMILIES = (
     Family("checkpoint", _checkpoint_configs, "checkpoint_sequential runs"),
     Family("attention_memory", _attn_configs, "profiler, s = 1024, 2048"),
@@ -105,16 +108,24 @@ QUANTITIES = (
              "layer forwards per step with k segments: 2L − L/k (Linear forwards counted by hooks)",
              lambda: ckpt.layer_forwards(layers=L, segments=k), "checkpoint",
              _checkpoint(lambda _r, run: run["linear_forwards"])),
-    Quantity("recompute_overhead", (), "fraction", "calculated",
-             "extra compute of recomputation over forward + backward, backward = 2 × forward: (1 − 1/k)/3",
-             lambda: ckpt.compute_overhead(layers=L, segments=k, backward_over_forward=2)),
+    # counted: FlopCounterMode's FLOPs of a checkpointed step over a plain one, less 1 (the formula nowhere in it)
+    Quantity("recompute_overhead", (), "fraction", "counted",
+             "extra compute of recomputation over forward + backward, backward = 2 × forward: (1 − 1/k)/3 "
+             "(counted: FlopCounterMode's FLOPs of the k-segment step over the plain step's, less 1)",
+             lambda: ckpt.compute_overhead(layers=L, segments=k, backward_over_forward=2), "checkpoint",
+             _checkpoint(lambda r, run: sp.Rational(run["flops"], r["runs"]["None"]["flops"]) - 1)),
     # ---- bytes a layer saves (verify.known.formulas.mixed_precision, activation_memory)
-    Quantity("layer_activation_bytes", (), "bytes", "calculated",
-             "bytes a transformer layer saves for backward (16-bit, no parallelism): sbh(34 + 5as/h)",
-             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a)),
-    Quantity("selective_activation_bytes", (), "bytes", "calculated",
-             "the same with selective recomputation of the attention core: 34sbh",
-             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True)),
+    # measured: saved_tensors_hooks on one bf16 decoder layer, plain and with its attention core checkpointed
+    Quantity("layer_activation_bytes", (), "bytes", "measured",
+             "bytes a transformer layer saves for backward (16-bit, no parallelism): sbh(34 + 5as/h) (measured on a "
+             "bf16 decoder layer within 16sb, LayerNorm's statistics)",
+             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a), "decoder",
+             on_decoder(lambda r, _a, _c: r["layer_saved_bytes"]), tolerance=16 * s * b),
+    Quantity("selective_activation_bytes", (), "bytes", "measured",
+             "the same with selective recomputation of the attention core: 34sbh (measured with the core "
+             "checkpointed, within 16sb)",
+             lambda: mp.transformer_layer_activation_bytes(s=s, b=b, h=h, a=a, selective=True), "decoder",
+             on_decoder(lambda r, _a, _c: r["selective_saved_bytes"]), tolerance=16 * s * b),
     Quantity("saved_bytes_per_sample", (), "bytes", "measured",
              "bytes autograd saves for backward (parameters excluded) over the batch size, MLP with GELU and "
              "LayerNorm at b = 8, 16, 32; measured only", None, "numerics",
@@ -139,9 +150,11 @@ QUANTITIES = (
     Quantity("cpu_dropout_mask_bytes", (), "bytes", "measured",
              "bytes per element of the mask PyTorch's F.dropout saves for backward on a bf16 CPU tensor; measured only",
              None, "decoder", on_decoder(lambda r, _a, _c: r["cpu_dropout_mask_bytes"])),
-    Quantity("activation_bytes_kept", ("recomp",), "bytes", "calculated",
-             "bytes kept per layer: none sbh(34 + 5as/h), selective 34sbh, full 2sbh (the layer input)",
-             lambda mode: act.recompute_bytes(s=s, b=b, h=h, a=a, mode=mode)),
+    Quantity("activation_bytes_kept", ("recomp",), "bytes", "measured",
+             "bytes kept per layer: none sbh(34 + 5as/h), selective 34sbh, full 2sbh (the layer input); measured "
+             "on a bf16 decoder layer plain, with its attention core and with the whole layer checkpointed (± 16sb)",
+             lambda mode: act.recompute_bytes(s=s, b=b, h=h, a=a, mode=mode), "decoder",
+             on_decoder(lambda r, args, _c: r[_KEPT[args[0]]]), tolerance=16 * s * b),
     # ---- attention's peak on CPU (verify.measure.experiments.attention_memory)
     Quantity("attention_extra_bytes", ("attn_kernel",), "bytes", "measured",
              "peak bytes above the inputs of one attention head (fp32, d = 64) on CPU; measured only",

@@ -54,6 +54,14 @@ def _fail_read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
     return run(tau=float(at["tau"]), delta=float(at["delta"]), mu=float(at["mu"])).waste
 
 
+def _first_order_read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
+    from verify.measure.sim.first_order import run
+
+    if not {"tau", "delta", "mu"} <= set(at) or not all(sp.sympify(at[x]).is_number for x in ("tau", "delta", "mu")):
+        return None
+    return round(run(tau=float(at["tau"]), delta=float(at["delta"]), mu=float(at["mu"])).overhead, 5)
+
+
 def _best_interval(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
     """The centre of the simulated optimal band of τ at the configuration's (δ, μ), its half width as ``tau_band``
     (the tolerance): an interval formula agrees exactly when its τ lies in the band."""
@@ -66,13 +74,50 @@ def _best_interval(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Ex
 
 
 _BAND_SAYS = "the band of τ whose simulated waste is within 1 % of the least"
+_FIRST_ORDER_SAYS = "1/200, the spread allowed a seeded estimate over 40,000 segments"
+_CLUSTER_SAYS = "2 % of μ/N, the spread allowed a seeded estimate from 20,000 stops"
 
 
 def _data_files(ranks: list[dict[str, Any]]) -> list[int]:
     return [b_ for f, b_ in ranks[0]["dcp"]["files"].items() if f.endswith(".distcp")]
 
 
+CLUSTER_CASES = ((8, 3600), (64, 36000), (1000, 10000))  # (N nodes, node MTBF μ in seconds)
+
+
+def _cluster_configs(_ev: Any) -> list[Config]:
+    return [Config(f"sim N={n_} μ={m_}", {"N": n_, "mu": m_}) for n_, m_ in CLUSTER_CASES]
+
+
+def _cluster_read(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
+    from verify.measure.sim.cluster_failures import run
+
+    if not {"N", "mu"} <= set(at) or not sp.sympify(at["N"]).is_Integer:
+        return None
+    return round(run(nodes=int(at["N"]), node_mtbf=float(at["mu"])).mean_time_between_stops, 3)
+
+
+def _file_configs(_ev: Any) -> list[Config]:
+    from verify.measure.experiments.checkpoint_files import CKPT_FILE_LAYERS, CKPT_FILE_WIDTH
+
+    psi = CKPT_FILE_LAYERS * (CKPT_FILE_WIDTH**2 + CKPT_FILE_WIDTH)
+    return [Config(f"torch.save {CKPT_FILE_LAYERS}×Linear({CKPT_FILE_WIDTH})", {"Psi": psi})]
+
+
+def _file_bytes(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """The tensor bytes of a real ``torch.save`` checkpoint of this kind (``verify.measure.experiments
+    .checkpoint_files``), at the configuration's Ψ only."""
+    from verify.measure.experiments.checkpoint_files import checkpoint_file_bytes
+
+    got = checkpoint_file_bytes()
+    if sp.sympify(cfg.values.get("Psi")) != got["params"]:
+        return None
+    return sp.Integer(got[args[0]]), {}
+
+
 FAMILIES = (
+    Family("cluster", _cluster_configs, "N-node failure simulator, seeded", rerunnable=True, needs=("N", "mu")),
+    Family("ckpt_file", _file_configs, "torch.save of a model after one Adam step"),
     Family("failures", _fail_configs, "failure simulator, seeded", rerunnable=True),
     Family("dcp", _dcp_configs, "DCP save of FSDP2 on 2 Gloo ranks", gloo_probe=True),
 )
@@ -84,8 +129,11 @@ QUANTITIES = (
              "failures of mean μ (no restart cost): 1 − τ/(μ(e^((τ+δ)/μ) − 1)) (± 1/200)",
              lambda: ci.expected_waste(tau=tau, delta=delta, mu=mu, exp=sp.exp), "failures", simulated(_fail_read),
              tolerance=sp.Rational(1, 200)),
-    Quantity("first_order_waste", (), "fraction", "calculated", "the first-order waste δ/τ + τ/(2μ)",
-             lambda: ci.first_order_waste(tau=tau, delta=delta, mu=mu)),
+    # simulated: the first-order model's process (verify.measure.sim.first_order), ± 1/200
+    Quantity("first_order_waste", (), "fraction", "simulated", "the first-order waste δ/τ + τ/(2μ) (simulated: "
+             "failures only during useful work, re-done without failing, over 40,000 segments; ± 1/200)",
+             lambda: ci.first_order_waste(tau=tau, delta=delta, mu=mu), "failures", simulated(_first_order_read),
+             tolerance=sp.Rational(1, 200), tolerance_says=_FIRST_ORDER_SAYS),
     # measured: the centre of the band of τ whose simulated waste is within 1 % of the minimum found by search
     # (verify.measure.sim.interval_search), ± its half width
     Quantity("young_interval", (), "s", "simulated", "Young's interval √(2δμ); simulated: the band of τ within 1 % of "
@@ -95,8 +143,12 @@ QUANTITIES = (
     # simulator measures, so a band reader here would judge nothing (tests/verify/test_mutations.py requires that)
     Quantity("daly_interval", (), "s", "calculated", "Daly's higher-order interval √(2δμ)(1 + ⅓√(δ/2μ) + δ/(18μ)) − δ",
              lambda: ci.daly_interval(delta=delta, mu=mu, sqrt=sp.sqrt)),
-    Quantity("cluster_mtbf", (), "s", "calculated", "MTBF of N independent nodes of MTBF μ: μ/N",
-             lambda: ci.cluster_mtbf(node_mtbf=mu, nodes=N)),
+    # simulated: the mean time between stops of a job on N nodes failing independently (verify.measure.sim
+    # .cluster_failures), ± 2 %: a seeded estimate from 20,000 stops
+    Quantity("cluster_mtbf", (), "s", "simulated", "MTBF of N independent nodes of MTBF μ: μ/N (simulated: the mean "
+             "time between stops of a job needing all N nodes, 20,000 stops, ± 2 %)",
+             lambda: ci.cluster_mtbf(node_mtbf=mu, nodes=N), "cluster", simulated(_cluster_read),
+             tolerance=ci.cluster_mtbf(node_mtbf=mu, nodes=N) / 50, tolerance_says=_CLUSTER_SAYS),
     # ---- sharded checkpoints (verify.known.formulas.sharded_checkpoint; verify.measure.experiments.dcp_checkpoint)
     Quantity("dcp_data_bytes", (), "bytes", "measured",
              "bytes of all ranks' DCP data files for fp32 weights + Adam m and v: 12Ψ (± 2%: DCP frames each item)",
@@ -113,9 +165,13 @@ QUANTITIES = (
              "largest |difference| of weights and Adam moments after dcp.load into a fresh model; measured only",
              None, "dcp", on_llm_probe(lambda rs, _a: max(r["dcp"]["roundtrip_max_abs_diff"] for r in rs),
                                        at_n2_only=True)),
-    Quantity("ckpt_bytes", ("ckpt",), "bytes", "calculated",
-             "checkpoint bytes: resumable 12Ψ (fp32 weights + m + v), with 16-bit weights 14Ψ, weights only 2Ψ",
-             lambda kind: sc.checkpoint_bytes(psi=Psi, bytes_per_param=sc.BYTES_PER_PARAM[kind])),
+    # counted: the tensor bytes of real torch.save files (verify.measure.experiments.checkpoint_files)
+    Quantity("ckpt_bytes", ("ckpt",), "bytes", "counted",
+             "checkpoint bytes: resumable 12Ψ (fp32 weights + m + v), with 16-bit weights 14Ψ, weights only 2Ψ "
+             "(counted: the tensors' bytes in a torch.save file after one Adam step, ± 2 KiB: 64-byte alignment of "
+             "each tensor record and Adam's step counters)",
+             lambda kind: sc.checkpoint_bytes(psi=Psi, bytes_per_param=sc.BYTES_PER_PARAM[kind]), "ckpt_file",
+             _file_bytes, tolerance=sp.Integer(2048)),
     Quantity("ckpt_write_time", (), "s", "calculated", "time to write a resumable checkpoint, N ranks in parallel at W "
              "bytes/s each: 12Ψ/(N·W)", lambda: sc.write_seconds(psi=Psi, n=N, bandwidth=W)),
 )

@@ -5,7 +5,8 @@
 Ledger formulas: ``verify.known.formulas.collectives`` (ring, Gloo, binomial broadcast, α-β) and
 ``verify.known.formulas.tree_allreduce`` (tree all-reduce, ring/tree crossover). M is a collective's payload.
 Measured on Gloo ranks (``verify.measure.experiments.dist_probe``: socket bytes around one call of M = 1 MiB
-fp32 at each N), simulated by ``verify.measure.sim.ring`` and ``verify.measure.sim.tree``.
+fp32 at each N), simulated by ``verify.measure.sim.ring``, ``verify.measure.sim.tree`` and
+``verify.measure.sim.double_tree`` (NCCL's two trees), each schedule timed step by step (``verify.measure.sim.timing``).
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ def _gloo(total: bool) -> Measure:
     return measure
 
 
+RING_ALPHA, RING_BETA = 3, 2  # the α (s) and β (elements/s) the simulated schedules are timed with
+
+
 def _ring_configs(_ev: Any) -> list[Config]:
-    return [Config(f"ring N={n_}", {"N": n_, "M": 4 * n_}) for n_ in (2, 3, 4, 8)]
+    return [Config(f"ring N={n_}", {"N": n_, "M": 4 * n_, "alpha": RING_ALPHA, "beta": RING_BETA})
+            for n_ in (2, 3, 4, 8)]
 
 
 def _ring_sim(read: Callable[[Any, str], Any]) -> Measure:
@@ -74,7 +79,7 @@ def _ring_sim(read: Callable[[Any, str], Any]) -> Measure:
         want = [sum(col) for col in zip(*data, strict=True)]
         if any(row != want for row in run.result):
             return sp.nan, {}  # a wrong sum: never agrees with anything
-        return sp.Integer(read(run, args[0])), {}
+        return sp.Rational(read(run, args[0])), {}
     return measure
 
 
@@ -88,8 +93,65 @@ def _ring_steps_of(run: Any, op: str) -> int:
     return sum(run.steps.values()) if op == "all_reduce" else run.steps[op]
 
 
-def _tree_configs(_ev: Any) -> list[Config]:
-    return [Config(f"tree N={n_}", {"N": n_, "M": 4}) for n_ in (2, 3, 4, 5, 8, 16)]
+def _ring_time(run: Any, op: str, alpha: Any, beta: Any) -> Any:
+    from verify.measure.sim.timing import lockstep_time
+
+    phases = ("reduce_scatter", "all_gather") if op == "all_reduce" else (op,)
+    return lockstep_time([m_ for ph in phases for m_ in run.step_messages[ph]], alpha, beta)
+
+
+def _timed(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """α-β time of the simulated schedule: the ring's steps for the ring collectives, the binomial tree's broadcast
+    rounds for broadcast, each step α + its largest message / β (``verify.measure.sim.timing``)."""
+    from verify.measure.sim.tree import tree_allreduce
+
+    if not {"N", "M", "alpha", "beta"} <= set(cfg.values) or args[0] == "all_to_all":
+        return None
+    alpha_, beta_ = sp.Rational(cfg.values["alpha"]), sp.Rational(cfg.values["beta"])
+    if args[0] != "broadcast":
+        return _ring_sim(lambda run, op: _ring_time(run, op, alpha_, beta_))(_ev, cfg, args)
+    n_, m_ = int(cfg.values["N"]), int(cfg.values["M"])
+    data = [[float(i) if r == 0 else 0.0 for i in range(m_)] for r in range(n_)]  # the root's message; zeros add none
+    run = tree_allreduce(data)
+    if any(row != data[0] for row in run.result):
+        return sp.nan, {}
+    from verify.measure.sim.timing import lockstep_time
+
+    return sp.Rational(lockstep_time(run.round_messages["broadcast"], alpha_, beta_)), {}
+
+
+def _double_tree_time(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """The double binary tree's α-β time from its simulated schedule (``verify.measure.sim.double_tree``): the
+    rounds it ran × α + the busiest rank's elements / β (pipelined, the busiest link sets the bandwidth term).
+    From N = 4 on: at N = 2 and 3 the busiest rank sends M and 3M/2, not the model's 2M."""
+    from verify.measure.sim.double_tree import double_tree_allreduce
+
+    if args[0] != "double_binary" or not {"N", "M", "alpha", "beta"} <= set(cfg.values) or int(cfg.values["N"]) < 4:
+        return None
+    n_, m_ = int(cfg.values["N"]), int(cfg.values["M"])
+    data = [[float(r + i) for i in range(m_)] for r in range(n_)]
+    run = double_tree_allreduce(data)
+    if any(row != [sum(col) for col in zip(*data, strict=True)] for row in run.result):
+        return sp.nan, {}
+    return run.rounds * sp.Rational(cfg.values["alpha"]) + sp.Rational(max(run.sent), cfg.values["beta"]), {}
+
+
+def _crossover(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """The message size where the simulated ring all-reduce and the simulated double binary tree take equal time:
+    both run at two sizes (M and 2M), their times are affine in the size, and the crossing is solved from them."""
+    at = dict(cfg.values)
+    if not {"N", "M", "alpha", "beta"} <= set(at) or int(at["N"]) < 4:
+        return None
+    times = []
+    for m_ in (int(at["M"]), 2 * int(at["M"])):
+        at_m = Config(cfg.label, {**at, "M": m_}, cfg.where)
+        ring, tree = _timed(_ev, at_m, ("all_reduce",)), _double_tree_time(_ev, at_m, ("double_binary",))
+        if ring is None or tree is None:
+            return None
+        times.append((m_, ring[0] - tree[0]))  # ring minus tree: affine in M, zero at the crossing
+    (m1, d1), (m2, d2) = times
+    slope = (d2 - d1) / (m2 - m1)
+    return (m1 - d1 / slope if slope != 0 else sp.nan), {}
 
 
 def _tree_read(key: str) -> Measure:
@@ -107,8 +169,9 @@ def _tree_read(key: str) -> Measure:
 
 FAMILIES = (
     Family("gloo", _gloo_configs, "Gloo ranks", gloo_probe=True),
-    Family("ring", _ring_configs, "ring simulator"),
-    Family("tree", _tree_configs, "tree simulator"),
+    # the ring, binomial-tree and double-binary-tree simulators share the configurations, so one claim can set the
+    # ring against a tree
+    Family("ring", _ring_configs, "ring and tree simulators"),
 )
 
 
@@ -139,18 +202,24 @@ QUANTITIES = (
     Quantity("gloo_wire_total", ("collective",), "bytes", "measured",
              "bytes all ranks' Gloo sockets send together for one collective of M bytes; ± 1% of M per rank",
              lambda op: coll.gloo_total_send(op=op, n=N, m=M), "gloo", _gloo(total=True), tolerance=N * M / 100),
-    Quantity("alpha_beta_time", ("collective",), "s", "calculated",
-             "α-β time: ring steps·α + ring bytes/β; binomial-tree broadcast ⌈log₂N⌉(α + M/β)", _alpha_beta),
+    # simulated: the ring / binomial-tree schedule run step by step, each step α + its largest message / β
+    Quantity("alpha_beta_time", ("collective",), "s", "simulated",
+             "α-β time: ring steps·α + ring bytes/β; binomial-tree broadcast ⌈log₂N⌉(α + M/β) (simulated: the "
+             "schedule's steps, each α + its largest message / β)", _alpha_beta, "ring", _timed),
     # ---- ring vs tree (verify.known.formulas.tree_allreduce; verify.measure.sim.tree)
     Quantity("tree_allreduce_rounds", (), "rounds", "simulated",
              "rounds of a binomial-tree all-reduce (reduce to a root, then broadcast): 2⌈log₂N⌉",
-             lambda: tree.binomial_tree_rounds(n=N), "tree", _tree_read("rounds")),
+             lambda: tree.binomial_tree_rounds(n=N), "ring", _tree_read("rounds")),
     Quantity("tree_allreduce_max_send", (), "elements", "simulated",
              "most elements one rank sends in an unpipelined binomial-tree all-reduce of M: ⌈log₂N⌉·M (the root)",
-             lambda: tree.binomial_tree_max_send(n=N, m=M), "tree", _tree_read("max_send")),
-    Quantity("tree_allreduce_time", ("tree",), "s", "calculated",
-             "α-β time: binomial 2⌈log₂N⌉(α + M/β); pipelined double binary tree 2⌈log₂N⌉α + 2M/β", _tree_time),
-    Quantity("ring_tree_crossover", (), "bytes", "calculated",
-             "message size where the ring's and the double tree's α-β times are equal: N·α·β·(N − 1 − ⌈log₂N⌉)",
-             lambda: tree.crossover_bytes(n=N, alpha=alpha, beta=beta)),
+             lambda: tree.binomial_tree_max_send(n=N, m=M), "ring", _tree_read("max_send")),
+    # simulated (double binary, N ≥ 4): NCCL's two trees run round by round (verify.measure.sim.double_tree)
+    Quantity("tree_allreduce_time", ("tree",), "s", "simulated",
+             "α-β time: binomial 2⌈log₂N⌉(α + M/β); pipelined double binary tree 2⌈log₂N⌉α + 2M/β (simulated from "
+             "N = 4: NCCL's two trees' rounds × α + the busiest rank's bytes / β)", _tree_time, "ring",
+             _double_tree_time),
+    Quantity("ring_tree_crossover", (), "bytes", "simulated",
+             "message size where the ring's and the double tree's α-β times are equal: N·α·β·(N − 1 − ⌈log₂N⌉) "
+             "(simulated from N = 4: both schedules timed at two sizes, the crossing solved)",
+             lambda: tree.crossover_bytes(n=N, alpha=alpha, beta=beta), "ring", _crossover),
 )

@@ -22,7 +22,7 @@ from verify.known.formulas import fsdp
 from verify.known.formulas import grad_accumulation as ga
 from verify.known.formulas.ddp import bucket_sizes
 from verify.known.vocabulary.activations import k
-from verify.known.vocabulary.readers import exact
+from verify.known.vocabulary.readers import exact, simulated
 from verify.known.vocabulary.records import Config, Family, Measure, Quantity, SymbolSpec, symbols
 from verify.known.vocabulary.transformer import b
 from verify.known.vocabulary.zero import N, Psi
@@ -69,9 +69,20 @@ def _fsdp_calls(run: dict[str, Any], args: tuple[str, ...], _n: int) -> int:
 
 
 def _fsdp_volume(run: dict[str, Any], _args: tuple[str, ...], _n: int) -> Any:
-    """Σ payload × (g−1)/g over the step's all-gathers and reduce-scatters (g = the call's group), in elements."""
-    return sum(sp.Rational(r["bytes"] * (r["group"] - 1), 4 * r["group"]) for r in run["records"]
+    """Σ over the step's all-gathers and reduce-scatters of what one rank sends when the ring simulator runs that
+    call (its measured payload, its group), in elements (fp32: 4 bytes an element)."""
+    return sum(_ring_phase_send(r["kind"], int(r["group"]), r["bytes"] // 4) for r in run["records"]
                if r["kind"] in ("all_gather", "reduce_scatter"))
+
+
+@cache
+def _ring_phase_send(kind: str, group: int, elements: int) -> sp.Expr:
+    """Elements one rank sends, on average over the ranks, in that phase of a simulated ring of ``group`` ranks over
+    ``elements`` (``verify.measure.sim.ring``; the mean, so a payload the ranks cannot split evenly counts exactly)."""
+    from verify.measure.sim.ring import ring_allreduce
+
+    run = ring_allreduce([[float(r)] * elements for r in range(group)])
+    return sp.Rational(sum(run.sent_by_phase[kind]), group)
 
 
 def _fsdp_backward_group(run: dict[str, Any], _args: tuple[str, ...], _n: int) -> Any:
@@ -160,7 +171,27 @@ def _ddp_accum(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, d
     return sp.Integer(max(r["ddp_no_sync"][args[0]]["all_reduce_calls"] for r in probe(2)["by_rank"])), {}
 
 
+# (b, k, d) of the simulated training loops; m (a pipeline's micro-batches per step) is k there
+BATCH_CASES = ((4, 8, 2), (2, 4, 4), (1, 2, 8), (3, 1, 5))
+
+
+def _batch_configs(_ev: Any) -> list[Config]:
+    return [Config(f"sim b={b_} k={k_} d={d_}", {"b": b_, "k": k_, "d": d_, "m": k_}) for b_, k_, d_ in BATCH_CASES]
+
+
+def _samples_per_step(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
+    """Distinct samples whose gradient reaches one optimizer step of the simulated loop
+    (``verify.measure.sim.global_batch``)."""
+    from verify.measure.sim.global_batch import run
+
+    if not {"b", "k", "d"} <= set(at) or not all(sp.sympify(at[x]).is_Integer for x in "bkd"):
+        return None
+    return run(b=int(at["b"]), k=int(at["k"]), d=int(at["d"])).samples_per_step  # what rank 0 stepped on
+
+
 FAMILIES = (
+    Family("batch", _batch_configs, "simulated data-parallel loops with accumulation", rerunnable=True,
+           needs=("b", "k", "d")),
     Family("fsdp", _fsdp_configs, "FSDP2 on 2 and 4 Gloo ranks", gloo_probe=True),
     Family("ddp", _ddp_configs, "DDP on 2 Gloo ranks", rerunnable=True, gloo_probe=True),
     Family("accum", _accum_configs, "one CPU process", rerunnable=True),
@@ -177,10 +208,11 @@ QUANTITIES = (
              "share of a (non-root) unit's parameters a rank holds between forward and backward",
              lambda r: _per_unit(r, "held_after_forward"), "fsdp",
              _fsdp_measure(lambda r, _a, _n: sp.Rational(r["block_held_after_forward"], r["block_unsharded"]))),
-    Quantity("fsdp_ring_volume", ("reshard",), "elements", "calculated",
+    Quantity("fsdp_ring_volume", ("reshard",), "elements", "simulated",
              "elements a rank would send per step with ideal rings: FSDP2's measured payloads (each all-gather and "
-             "reduce-scatter it called) × the ideal ring's (g−1)/g, g = each call's group; calculated, not measured "
-             "(FSDP2 calls the backend's collectives, not our send/recv rings; its socket bytes are Gloo's)",
+             "reduce-scatter it called, with its group), each run through the ring simulator (verify.measure.sim"
+             ".ring); simulated, not measured on the wire (FSDP2 calls the backend's collectives; its socket bytes "
+             "are Gloo's)",
              _ring_volume, "fsdp", _fsdp_measure(_fsdp_volume)),
     Quantity("fsdp_backward_group", ("reshard",), "ranks", "measured",
              "ranks in a unit's backward all-gather (0: none)", _backward_group, "fsdp",
@@ -209,6 +241,8 @@ QUANTITIES = (
              "DDP gradient all-reduces (one bucket) per optimizer step of k micro-batches: 1 with no_sync, k without "
              "(comm meter)", lambda mode: ga.allreduces_per_step(k=k, no_sync=mode == "no_sync"), "ddp_accum",
              _ddp_accum),
-    Quantity("global_batch", (), "samples", "calculated", "samples per optimizer step: b·k·d",
-             lambda: ga.global_batch(b=b, k=k, d=d)),
+    # simulated: the samples a data-parallel loop with accumulation feeds one optimizer step, counted
+    Quantity("global_batch", (), "samples", "simulated", "samples per optimizer step: b·k·d (simulated: the "
+             "distinct samples of one optimizer step of d ranks accumulating k micro-batches of b)",
+             lambda: ga.global_batch(b=b, k=k, d=d), "batch", simulated(_samples_per_step)),
 )

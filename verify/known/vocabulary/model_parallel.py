@@ -76,7 +76,33 @@ def _cp_configs(_ev: Any) -> list[Config]:
             for n_ in WORLD_SIZES]
 
 
+SHARD_CASES = ((2, 2, 2), (2, 4, 1), (4, 2, 4))  # (t, p, d), Ψ = 2048: 8 Linear(16, 16)
+
+
+def _shard_configs(_ev: Any) -> list[Config]:
+    return [Config(f"shards t={t_} p={p_} d={d_}", {"Psi": 2048, "t": t_, "p": p_, "d": d_}) for t_, p_, d_ in
+            SHARD_CASES]
+
+
+def _shard_count(key: str) -> Measure:
+    """Rank 0's share of a model cut t × p ways with ZeRO-1 over d (``verify.measure.experiments.sharding_3d``),
+    re-run at the values asked for (d = 1, Ψ = tpΨ …) when they split evenly."""
+    def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.measure.experiments.sharding_3d import rank_share
+
+        try:
+            values = [sp.Integer(sp.sympify(cfg.values[x])) for x in ("Psi", "t", "p", "d")]
+        except (KeyError, TypeError, ValueError):
+            return None
+        got = rank_share(*(int(x) for x in values))
+        # no symbol values of its own: a claim's other relations keep the configuration's d, not this atom's d = 1
+        return None if got is None else (sp.Integer(got[key]), {})
+    return measure
+
+
 FAMILIES = (
+    Family("sharding_3d", _shard_configs, "a model cut t × p ways, ZeRO-1 over d, counted", rerunnable=True,
+           needs=("Psi", "t", "p", "d")),
     Family("tp", _tp_configs, "a TP layer on 2 Gloo ranks", gloo_probe=True),
     Family("moe", _moe_configs, "MoE layer on 2 and 4 Gloo ranks", gloo_probe=True),
     Family("cp", _cp_configs, "ring attention / Ulysses on 2 and 4 Gloo ranks", gloo_probe=True),
@@ -131,11 +157,15 @@ QUANTITIES = (
              "largest |difference| of Ulysses' output from full attention (fp64); measured only", None, "cp",
              on_llm_probe(lambda rs, _a: max(r["ulysses"]["max_abs_diff"] for r in rs))),
     # ---- 3D parallelism (verify.known.formulas.parallel_3d)
-    Quantity("gpus_3d", (), "GPUs", "calculated", "GPUs of a t × p × d layout: t·p·d",
+    # a definition: the layout's size is what N = t·p·d names, nothing to measure (shown as a definition, not a ✓)
+    Quantity("gpus_3d", (), "GPUs", "definition", "GPUs of a t × p × d layout: t·p·d (a definition)",
              lambda: p3.gpus(t=t, p=p, d=d)),
-    Quantity("params_per_gpu_3d", (), "parameters", "calculated", "parameters per GPU: Ψ/(tp)",
-             lambda: p3.params_per_gpu(psi=Psi, t=t, p=p)),
-    Quantity("state_bytes_3d", (), "bytes", "calculated",
-             "model-state bytes per GPU, mixed-precision Adam, ZeRO-1 over d: 4Ψ/(tp) + 12Ψ/(tpd)",
-             lambda: p3.state_bytes_per_gpu(psi=Psi, t=t, p=p, d=d)),
+    # counted: one rank's tensors after cutting a model t × p ways with ZeRO-1 over d (verify.measure.experiments
+    # .sharding_3d)
+    Quantity("params_per_gpu_3d", (), "parameters", "counted", "parameters per GPU: Ψ/(tp) (counted on rank 0's "
+             "shards)", lambda: p3.params_per_gpu(psi=Psi, t=t, p=p), "sharding_3d", _shard_count("params")),
+    Quantity("state_bytes_3d", (), "bytes", "counted",
+             "model-state bytes per GPU, mixed-precision Adam, ZeRO-1 over d: 4Ψ/(tp) + 12Ψ/(tpd) (counted: the "
+             "bytes of rank 0's tensors)", lambda: p3.state_bytes_per_gpu(psi=Psi, t=t, p=p, d=d), "sharding_3d",
+             _shard_count("state_bytes")),
 )

@@ -2,14 +2,21 @@
 
     python -c "from verify.known.formulas.offload import pcie_bandwidth_gb_s; print(pcie_bandwidth_gb_s(gen=4))"
 
-Ledger formulas: ``verify.known.formulas.offload``. All calculated: nothing here has a GPU, PCIe or NVMe to
-measure (the offloaded share per rank is judged on the ZeRO sweep's reference stages).
+Ledger formulas: ``verify.known.formulas.offload``. What stays on the "GPU", what sits on the "CPU" and what
+crosses between them is counted on a ZeRO-Offload step run for real on this CPU with two memory pools
+(``verify.measure.experiments.offload``: storages of each pool, every cross-pool copy recorded by a dispatch
+mode). Times, bandwidths and NVMe traffic stay calculated: nothing here has a GPU, PCIe or NVMe to time.
 """
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
+import sympy as sp
+
 from verify.known.formulas import offload as off
-from verify.known.vocabulary.records import Family, Quantity, SymbolSpec, symbols
+from verify.known.vocabulary.records import Config, Family, Measure, Quantity, SymbolSpec, symbols
 from verify.known.vocabulary.transformer import F, T
 from verify.known.vocabulary.zero import Psi
 
@@ -20,16 +27,43 @@ SYMBOLS = (
 r, B = symbols(*SYMBOLS)
 
 ARGS: dict[str, tuple[str, ...]] = {"pcie": ("serial", "overlapped")}  # PCIe directions one after the other, or both
-FAMILIES: tuple[Family, ...] = ()
+
+
+@cache
+def _offload_run() -> dict[str, Any]:
+    from verify.measure.experiments.offload import offload_step
+
+    return dict(offload_step())
+
+
+def _offload_configs(_ev: Any) -> list[Config]:
+    return [Config("offload step 4×Linear(256)", {"Psi": _offload_run()["psi"]})]
+
+
+def _counted(read: Any) -> Measure:
+    """A count of the offload step, at its own Ψ only (a worked example at other values is arithmetic)."""
+    def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        run = _offload_run()
+        if sp.sympify(cfg.values.get("Psi")) != run["psi"]:
+            return None
+        return sp.Integer(read(run)), {}
+    return measure
+
+
+FAMILIES: tuple[Family, ...] = (Family("offload", _offload_configs, "a ZeRO-Offload step on two CPU memory pools"),)
 
 QUANTITIES = (
-    Quantity("offload_gpu_bytes", (), "bytes", "calculated", "model state ZeRO-Offload keeps on the GPU: 2Ψ",
-             lambda: off.offload_memory_split(psi=Psi)["gpu"]),
-    Quantity("offload_cpu_bytes", (), "bytes", "calculated",
-             "model state ZeRO-Offload keeps on the CPU: 2Ψ gradients + 12Ψ optimizer state",
-             lambda: off.offload_memory_split(psi=Psi)["cpu"]),
-    Quantity("offload_pcie_bytes", (), "bytes", "calculated", "PCIe bytes per step: 2Ψ down + 2Ψ up",
-             lambda: off.offload_pcie_bytes(psi=Psi)["total"]),
+    # counted on the two-pool offload step (verify.measure.experiments.offload)
+    Quantity("offload_gpu_bytes", (), "bytes", "counted", "model state ZeRO-Offload keeps on the GPU: 2Ψ (counted: "
+             "the device pool's storages after a step)", lambda: off.offload_memory_split(psi=Psi)["gpu"], "offload",
+             _counted(lambda run: run["device_bytes"])),
+    Quantity("offload_cpu_bytes", (), "bytes", "counted",
+             "model state ZeRO-Offload keeps on the CPU: 2Ψ gradients + 12Ψ optimizer state (counted: the host pool's "
+             "storages)", lambda: off.offload_memory_split(psi=Psi)["cpu"], "offload",
+             _counted(lambda run: sum(run["host_bytes"].values()))),
+    Quantity("offload_pcie_bytes", (), "bytes", "counted", "PCIe bytes per step: 2Ψ down + 2Ψ up (counted: every "
+             "copy between the pools)", lambda: off.offload_pcie_bytes(psi=Psi)["total"], "offload",
+             _counted(lambda run: run["copied_down"] + run["copied_up"])),
     Quantity("pcie_x16_bandwidth", (), "GB/s", "calculated",
              "PCIe x16 bandwidth per direction after 128b/130b encoding at r GT/s per lane: 16·r·128/130/8",
              lambda: off.pcie_lane_bandwidth_gb_s(gt_per_s=r, lanes=16)),

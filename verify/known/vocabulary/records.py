@@ -69,6 +69,9 @@ class Family:
     rerunnable: bool = False
     # measured by a probe that launches its own local Gloo ranks (verify.measure.experiments.dist_probe …)
     gloo_probe: bool = False
+    # the symbols a re-run needs: a claim whose quantities fix fewer of them (global_batch(d=1)) is re-run at each
+    # configuration with its fixed values put in, not "at the claim's values" alone (empty: no such check)
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

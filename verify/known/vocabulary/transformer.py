@@ -22,6 +22,7 @@ from verify.known.formulas import roofline as rf
 from verify.known.formulas import training_flops as tf
 from verify.known.formulas import transformer_params as tp
 from verify.known.vocabulary.collectives import M
+from verify.known.vocabulary.readers import simulated
 from verify.known.vocabulary.records import Config, Family, Measure, Quantity, SymbolSpec, symbols
 from verify.known.vocabulary.zero import L, N, Psi
 
@@ -147,7 +148,50 @@ def _lora(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[
     return sp.Integer(r["trainable"] if ok else -1), {}
 
 
+def _matmul_configs(_ev: Any) -> list[Config]:
+    from verify.measure.experiments.matmul_flops import MATMUL_LAYERS, MATMUL_TOKENS, MATMUL_WIDTH
+
+    return [Config(f"{MATMUL_LAYERS}×Linear({MATMUL_WIDTH}) D={MATMUL_TOKENS}",
+                   {"Psi": MATMUL_LAYERS * MATMUL_WIDTH**2, "D": MATMUL_TOKENS})]
+
+
+def _matmul_flops(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+    """FlopCounterMode's count of a bias-free Linear stack's training step (``verify.measure.experiments
+    .matmul_flops``), at its own Ψ and D only."""
+    from verify.measure.experiments.matmul_flops import train_flops
+
+    got = train_flops()
+    if (sp.sympify(cfg.values.get("Psi")), sp.sympify(cfg.values.get("D"))) != (got["params"], got["tokens"]):
+        return None
+    return sp.Integer(got[args[0]]), {}
+
+
+LLAMA_SHAPES = ((64, 172, 2, 100), (96, 256, 3, 50))  # (h, f, L, V) of the counted LLaMA-style models
+
+
+def _llama_configs(_ev: Any) -> list[Config]:
+    return [Config(f"llama h={h_} f={f_} L={l_} V={v_}", {"h": h_, "f": f_, "L": l_, "V": v_})
+            for h_, f_, l_, v_ in LLAMA_SHAPES]
+
+
+def _llama_count(at: dict[str, Any], _args: tuple[str, ...]) -> Any:
+    """Parameters of the LLaMA-style model ``torch.nn`` builds at these values, on the meta device
+    (``verify.measure.experiments.llama_modules``): a 7B model is counted at its own size."""
+    from verify.measure.experiments.llama_modules import llama_param_count
+
+    try:
+        shape = tuple(int(sp.Integer(sp.sympify(at[k]))) for k in ("h", "f", "L", "V"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if any(sp.sympify(at[k]) != n_ for k, n_ in zip(("h", "f", "L", "V"), shape, strict=True)):
+        return None  # f = 8h/3 at h = 64 is no whole width: no model has it
+    return llama_param_count(*shape)
+
+
 FAMILIES = (
+    Family("llama", _llama_configs, "LLaMA-style torch.nn models on the meta device, counted", rerunnable=True,
+           needs=("h", "f", "L", "V")),
+    Family("matmul_flops", _matmul_configs, "FlopCounterMode on a bias-free Linear stack"),
     Family("decoder", _decoder_configs, "a tiny torch.nn decoder, 2 shapes"),
     Family("flash_io", _flash_configs, "Algorithms 0 and 1 run, IO counted"),
     Family("lora", _lora_configs, "an adapted layer, a 4-bit store"),
@@ -167,9 +211,10 @@ QUANTITIES = (
              "parameters of a GPT decoder with tied LM head and s learned positions: L(12h² + 13h) + Vh + sh + 2h",
              lambda: tp.decoder_params(h=h, layers=L, vocab=V, ctx=s), "decoder",
              on_decoder(lambda r, _a, _c: r["params"])),
-    Quantity("llama_params", (), "parameters", "calculated",
-             "a LLaMA-style model: L(4h² + 3hf + 2h) + 2Vh + h (untied head, RMSNorm, SwiGLU width f)",
-             lambda: tp.llama_params(h=h, f=f, layers=L, vocab=V)),
+    Quantity("llama_params", (), "parameters", "counted",
+             "a LLaMA-style model: L(4h² + 3hf + 2h) + 2Vh + h (untied head, RMSNorm, SwiGLU width f); counted on "
+             "torch.nn modules built on the meta device at the claim's own values",
+             lambda: tp.llama_params(h=h, f=f, layers=L, vocab=V), "llama", simulated(_llama_count)),
     # ---- FLOPs (verify.known.formulas.training_flops), FlopCounterMode on the decoder
     Quantity("forward_flops", (), "FLOP", "measured",
              "forward FLOPs of b sequences of s tokens: 2(12Lh² + Vh)·bs + 4Lbs²h (FlopCounterMode)",
@@ -178,9 +223,12 @@ QUANTITIES = (
     Quantity("train_flops", ("recomp",), "FLOP", "measured",
              "forward + backward FLOPs: 3× forward; with full recomputation (checkpoint, early stop off) 4×",
              _train_flops_formula, "decoder", on_decoder(_train_flops)),
-    Quantity("total_train_flops", ("recomp",), "FLOP", "calculated",
-             "the rule of thumb for a whole run: 6ΨD (8ΨD with full recomputation), attention left out",
-             lambda mode: tf.total_train_flops(params=Psi, tokens=D, recompute=mode == "full")),
+    # counted: FlopCounterMode on a model of weight matmuls only (what the rule describes: attention left out)
+    Quantity("total_train_flops", ("recomp",), "FLOP", "counted",
+             "the rule of thumb for a whole run: 6ΨD (8ΨD with full recomputation), attention left out (counted "
+             "by FlopCounterMode on a bias-free Linear stack, D tokens)",
+             lambda mode: tf.total_train_flops(params=Psi, tokens=D, recompute=mode == "full"), "matmul_flops",
+             _matmul_flops),
     Quantity("train_days", (), "days", "calculated", "6ΨD / (N GPUs × F achieved FLOP/s each) in days",
              lambda: tf.train_days(params=Psi, tokens=D, gpus=N, peak_flops=F, mfu=1)),
     # ---- roofline (verify.known.formulas.roofline)

@@ -37,6 +37,7 @@ class Block(nn.Module):
         self.qkv = nn.Linear(h, (a + 2 * g) * self.d)
         self.proj = nn.Linear(h, h)
         self.fc1, self.fc2 = nn.Linear(h, 4 * h), nn.Linear(4 * h, h)
+        self.recompute_core = False
 
     def forward(self, x: torch.Tensor, cache: list[torch.Tensor] | None = None) -> torch.Tensor:
         b, s, h = x.shape
@@ -48,11 +49,19 @@ class Block(nn.Module):
             cache += [k, v]  # what decoding later tokens reads instead of recomputing
         if self.g < self.a:  # each key/value head serves a/g query heads
             k, v = k.repeat_interleave(self.a // self.g, dim=1), v.repeat_interleave(self.a // self.g, dim=1)
-        causal = torch.full((s, s), float("-inf"), dtype=x.dtype).triu(1)  # added: saves nothing for backward
-        att = torch.softmax((q @ k.transpose(-2, -1)) * (1 / math.sqrt(self.d)) + causal, dim=-1)
-        y = self.dropout(att) @ v
+        if self.recompute_core:  # selective recomputation: the core's s × s tensors are recomputed in backward
+            y = checkpoint(self.core, q, k, v, use_reentrant=False)
+        else:
+            y = self.core(q, k, v)
         x = x + self.dropout(self.proj(y.transpose(1, 2).reshape(b, s, h)))
         return x + self.dropout(self.fc2(F.gelu(self.fc1(self.ln2(x)))))
+
+    def core(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """The attention core, softmax(QKᵀ/√d + causal mask) dropped out, times V."""
+        s = q.shape[-2]
+        causal = torch.full((s, s), float("-inf"), dtype=q.dtype).triu(1)  # added: saves nothing for backward
+        att = torch.softmax((q @ k.transpose(-2, -1)) * (1 / math.sqrt(self.d)) + causal, dim=-1)
+        return self.dropout(att) @ v
 
     def dropout(self, x: torch.Tensor) -> torch.Tensor:
         """Dropout with a 1-byte bool mask, the mask GPU kernels keep (autograd saves only the mask).
@@ -120,6 +129,11 @@ def measure(h: int, a: int, g: int, layers: int, vocab: int, s: int, b: int) -> 
         blk(x)
 
     out["layer_saved_bytes"] = saved_activation_bytes(layer, exclude=list(blk.parameters()))
+    blk.recompute_core = True  # selective recomputation (the attention core checkpointed)
+    out["selective_saved_bytes"] = saved_activation_bytes(layer, exclude=list(blk.parameters()))
+    blk.recompute_core = False
+    out["full_saved_bytes"] = saved_activation_bytes(  # full recomputation: the whole layer checkpointed
+        lambda: checkpoint(blk, x, use_reentrant=False), exclude=list(blk.parameters()))
     out["attention_core_saved_bytes"] = _saved_where(blk, x, lambda t: t.dim() >= 2 and tuple(t.shape[-2:]) == (s, s))
     out["layernorm_stats_saved_bytes"] = _saved_where(blk, x, lambda t: t.dim() >= 1 and t.shape[-1] == 1)
     mask = _saved_where(None, x, lambda t: True, lambda: F.dropout(x, DROPOUT, True))

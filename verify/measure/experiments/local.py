@@ -16,6 +16,7 @@ from typing import Any
 import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint_sequential
+from torch.utils.flop_counter import FlopCounterMode
 
 from verify.measure.meters.memory import cpu_peak_bytes, storage_bytes
 
@@ -31,7 +32,9 @@ def _mlp(layers: int, width: int) -> nn.Sequential:
 
 @cache
 def checkpointing(layers: int = CKPT_LAYERS) -> dict[str, Any]:
-    """Peak bytes of forward+backward and Linear forwards, without and with k checkpointed segments."""
+    """Peak bytes of forward+backward, Linear forwards and the FLOPs of forward + backward + recomputation
+    (``FlopCounterMode``: the matmuls torch ran, counted in a step of their own), without and with k
+    checkpointed segments."""
     model = _mlp(layers, CKPT_WIDTH)
     counter = [0]
     for mod in model:
@@ -51,8 +54,16 @@ def checkpointing(layers: int = CKPT_LAYERS) -> dict[str, Any]:
         step()  # warm-up
         counter[0] = 0
         peak = cpu_peak_bytes(step)
-        out["runs"][str(seg)] = {"peak_bytes": peak, "linear_forwards": counter[0]}
+        out["runs"][str(seg)] = {"peak_bytes": peak, "linear_forwards": counter[0], "flops": step_flops(step)}
     return out
+
+
+def step_flops(step: Callable[[], None]) -> int:
+    """The FLOPs ``FlopCounterMode`` counts in one call of ``step`` (matmuls of forward, backward and any
+    recomputation inside backward)."""
+    with FlopCounterMode(display=False) as counted:
+        step()
+    return int(counted.get_total_flops())
 
 
 def _state_bytes(
