@@ -64,3 +64,14 @@ def test_page_summary_for_the_web_server_imports_no_torch() -> None:
                                     check=True).stdout)
     cov = card_coverage(card)
     assert out == {"torch": False, "found": len(cov.found), "checked": len(cov.judged), "unchecked": cov.unchecked}
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_no_bundled_card_gets_an_automatic_refutation_or_contradiction(path: Path) -> None:
+    """The hand-written claims judge what they quote; the annotation-free judges add no ✗ or ⇄ of their own on the
+    bundled deck (a zh/en pair whose both sides a claim quotes is the claims' to judge)."""
+    from verify.judge.statements.card import judge_text
+
+    judged = judge_text(path.read_text(encoding="utf-8"), str(path))
+    assert [(v.section, v.lang, v.text, v.judge) for v in judged.problems() if v.judge != "claim"] == []
+    assert judged.contradictions == []

@@ -165,6 +165,8 @@ def _judge(card: CardText, claims: list[Claim], claim_verdicts: dict[str, str] |
         agree = {id(s) for a, b in matched for s in (a, b)}
         against: dict[int, Statement] = {}
         for a, b in contra:
+            if own[id(a)][1] and own[id(b)][1]:
+                continue  # both sides quoted by hand-written claims: those judge them, more deeply than parity
             against[id(a)], against[id(b)] = b, a
             fa, fb = own[id(a)][0], own[id(b)][0]
             support = ("zh" if fa and fa.verdict == "confirmed" or fb and fb.verdict == "refuted" else
