@@ -111,7 +111,8 @@ def register(cli: typer.Typer) -> None:
             from app.cards.titles_table import table_rows
             from app.cards.titles_table import write_titles as write_table
 
-            write_table(write_titles, table_rows([(i.source, i.title, i.slug) for i in report.imported]))
+            write_table(write_titles, table_rows([(i.source, i.title, i.slug, i.title_from)
+                                                 for i in report.imported]))
             (err if as_json else out).print(f"titles table: {write_titles} ({len(report.imported)} rows)",
                                             markup=False)
         for dup in report.duplicates:
