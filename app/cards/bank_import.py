@@ -15,15 +15,14 @@ en 2×)``. Nothing is stored: ``proofdeck sync`` judges the same text again (and
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.cards.cardfile import dump_card, load_card_file, load_card_text
+from app.cards.raw_files import raw_files, read_raw, write_atomically
 from app.cards.rawformat import RawCard, parse_raw_bytes, slugify
 from app.cards.schema import LangText
 from app.cards.subject_titles import TitleKey, choose_titles, title_key
@@ -34,15 +33,7 @@ from verify.reading.cardfile import CardFileError
 if TYPE_CHECKING:
     from verify.judge.statements.card import CardStatements
 
-RAW_SUFFIX = ".txt"
 SHOWN = 2  # problems named per kind in a card's line; the rest are "…"
-
-
-def _file_mode() -> int:
-    """0o666 less the process umask: what ``open()`` would have given (mkstemp gives 0o600)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 @dataclass(frozen=True)
@@ -232,36 +223,6 @@ class ImportReport:
                 "statements": self.totals()}
 
 
-def raw_files(paths: Iterable[Path]) -> tuple[list[Path], list[CardFileError]]:
-    """Files named directly, plus every ``*.txt`` in named folders (recursively), in order."""
-    found: list[Path] = []
-    errors: list[CardFileError] = []
-    for path in paths:
-        if path.is_dir():
-            inside = sorted(p for p in path.rglob(f"*{RAW_SUFFIX}") if p.is_file())
-            if not inside:
-                errors.append(CardFileError(str(path), f"folder has no {RAW_SUFFIX} files"))
-            found += inside
-        elif path.is_file():
-            found.append(path)
-        else:
-            errors.append(CardFileError(str(path), "no such file or folder"))
-    return found, errors
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _unique_slug(slug: str, taken: set[str]) -> str:
     if slug not in taken:
         return slug
@@ -281,13 +242,6 @@ def existing_titles(out_dir: Path) -> dict[TitleKey, str]:
             continue  # not a card file of ours: left alone
         found.setdefault(title_key(doc.title), doc.slug)
     return found
-
-
-def read_raw(source: Path) -> bytes:
-    try:
-        return source.read_bytes()
-    except OSError as exc:
-        raise CardFileError(str(source), f"cannot read: {exc.strerror}") from None
 
 
 def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, slug: str = "",

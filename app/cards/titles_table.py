@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.cards.raw_files import write_atomically
 from app.cards.rawformat import slugify
 from app.cards.schema import LangText
 from verify.reading.cardfile import CardFileError
@@ -62,8 +63,6 @@ def row_for(rows: dict[str, TitleRow], source: Path) -> TitleRow | None:
 
 def write_titles(path: Path, rows: list[TitleRow]) -> None:
     """Write ``rows`` with a header; files named by their name unless two share one (then by path)."""
-    from app.cards.bank_import import write_atomically
-
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter="\t", lineterminator="\n")
     writer.writerow(WRITTEN_HEADER)

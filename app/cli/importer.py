@@ -65,7 +65,8 @@ def register(cli: typer.Typer) -> None:
         contradictions. Bad files are listed one line each; the good ones are still written."""
         import json
 
-        from app.cards.bank_import import import_paths, judge_imported, raw_files
+        from app.cards.bank_import import import_paths, judge_imported
+        from app.cards.raw_files import raw_files
         from app.cards.rawformat import split_bilingual
         from app.cards.schema import LangText
         from app.core.progress import Progress

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.cards.bank_import import write_atomically
 from app.cards.cardfile import load_card_file
+from app.cards.raw_files import write_atomically
 from app.cards.rawformat import parse_raw_bytes
 from app.cli.main import cli
 
@@ -133,7 +133,7 @@ def test_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyP
     def boom(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("app.cards.bank_import.os.replace", boom)
+    monkeypatch.setattr("app.cards.raw_files.os.replace", boom)
     with pytest.raises(OSError):
         write_atomically(tmp_path / "card.md", "text")
     assert files_in(tmp_path) == []
