@@ -45,6 +45,10 @@ def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
 
 
 def offline_index_json(docs: Sequence[CardDoc]) -> str:
+    return script_json(offline_index(docs))
+
+
+def script_json(data: Any) -> str:
     """JSON safe inside ``<script type="application/json">`` (no ``<``, ``>`` or ``&`` left as such)."""
-    text = json.dumps(offline_index(docs), ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
