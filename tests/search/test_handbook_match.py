@@ -69,5 +69,9 @@ def test_the_shipped_index_cannot_close_its_script_block() -> None:
     assert "<" not in block.group(1) and ">" not in block.group(1)
     index = json.loads(block.group(1))
     assert "hostile" in index["slugs"]
+    graph = re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', html, re.DOTALL)
+    assert graph is not None and "<" not in graph.group(1) and ">" not in graph.group(1)
+    assert "hostile" in {n["slug"] for n in json.loads(graph.group(1))["nodes"]}
     scripts, _ = markup_report(html, allowed=frozenset({element("style")}))
-    assert [attrs for attrs, _ in scripts] == [{"type": "application/json", "id": "search-index"}, {}]
+    assert [attrs for attrs, _ in scripts] == [{"type": "application/json", "id": "search-index"},
+                                               {"type": "application/json", "id": "graph-data"}, {}]
