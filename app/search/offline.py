@@ -49,7 +49,8 @@ def _number(n: int) -> str:
 
 def packed(posts: Sequence[tuple[int, float]]) -> str:
     """One token's postings as gaps between the sorted numbers and weights × 10^DIGITS, in base-32 digits."""
-    out, last = [], 0
+    out: list[str] = []
+    last = 0
     for doc, weight in sorted(posts):
         scaled = round(round(weight, DIGITS) * 10**DIGITS)
         if scaled < 0:
