@@ -39,12 +39,21 @@ FINAL, MORE = ALPHABET[:32], ALPHABET[32:]
 
 
 def _number(n: int) -> str:
+    if n < len(_SMALL):
+        return _SMALL[n]
+    return _digits(n)
+
+
+def _digits(n: int) -> str:
     groups = [FINAL[n & 31]]
     n >>= 5
     while n:
         groups.append(MORE[n & 31])
         n >>= 5
     return "".join(reversed(groups))
+
+
+_SMALL = tuple(_digits(n) for n in range(1 << 15))  # every gap and most weights × 10^4: three digits or fewer
 
 
 def packed(posts: Sequence[tuple[int, float]]) -> str:
