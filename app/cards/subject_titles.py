@@ -179,8 +179,13 @@ def anchors_for(docs: list[CardDoc], known: Collection[TitleKey] = ()) -> dict[i
     An anchor names card ``j`` when at least :data:`ANCHOR_SHARE` of its words are in ``j``'s summary (en, and the
     Latin words of the zh) and clearly fewer are in any other card's; a card never takes an anchor of its own,
     nor one in ``known`` (the title of a card already in the deck: the link is to that card)."""
-    summaries = [_words(d.sections["summary"].en) | _words(d.sections["summary"].zh) for d in docs]
-    own = [{(lk.title.zh, lk.title.en) for lk in d.links} for d in docs]
+    groups: dict[str, list[int]] = {}  # re-exports of one card (the same summary) are one candidate
+    for j, d in enumerate(docs):
+        groups.setdefault(_squashed(d.sections["summary"]), []).append(j)
+    members = list(groups.values())
+    summaries = [_words(docs[g[0]].sections["summary"].en) | _words(docs[g[0]].sections["summary"].zh)
+                 for g in members]
+    own = [{(lk.title.zh, lk.title.en) for j in g for lk in docs[j].links} for g in members]
     found: dict[int, tuple[float, LangText, int]] = {}
     seen: set[tuple[str, str]] = set()
     for i, doc in enumerate(docs):
@@ -190,15 +195,16 @@ def anchors_for(docs: list[CardDoc], known: Collection[TitleKey] = ()) -> dict[i
             if key in seen or len(words) < 2 or title_key(link.title) in known:
                 continue
             seen.add(key)
-            scores = sorted(((len(words & summaries[j]) / len(words), j) for j in range(len(docs))
-                             if key not in own[j]), reverse=True)
+            scores = sorted(((len(words & summaries[g]) / len(words), g) for g in range(len(members))
+                             if key not in own[g]), reverse=True)
             if not scores or scores[0][0] < ANCHOR_SHARE:
                 continue
             if len(scores) > 1 and scores[0][0] - scores[1][0] < ANCHOR_MARGIN:
                 continue
-            share, j = scores[0]
-            if j not in found or found[j][0] < share:
-                found[j] = (share, link.title, i)
+            share, g = scores[0]
+            for j in members[g]:
+                if j not in found or found[j][0] < share:
+                    found[j] = (share, link.title, i)
     return {j: (title, by) for j, (_, title, by) in found.items()}
 
 

@@ -74,7 +74,7 @@ def test_brackets_tex_and_plus_plus_names(tmp_path: Path) -> None:
 def test_link_anchor_names_the_card_it_points_to(tmp_path: Path) -> None:
     anchor = "ZeRO 三个阶段：分片优化器状态、梯度与参数(ZeRO Stages: Sharding Optimizer States, Gradients, Parameters)"
     deck_title = "ZeRO 显存分片：优化器状态、梯度与参数(ZeRO: Sharding Optimizer States, Gradients and Parameters)"
-    cards = {"seed.txt": SEED_TEXT,
+    cards = {"seed.txt": SEED_TEXT, "zz-seed-again.txt": SEED_TEXT.replace("可与计算重叠", "能与计算重叠"),
              "zpp.txt": raw_card("ZeRO++ 在 ZeRO-3 之上压缩跨节点通信。",
                                  "ZeRO++ compresses ZeRO-3's cross-node traffic.", anchor)}
     report = import_paths([write(tmp_path / "raw", cards)], tmp_path / "cards", deck_dir=tmp_path / "no-deck")
@@ -85,6 +85,9 @@ def test_link_anchor_names_the_card_it_points_to(tmp_path: Path) -> None:
     assert got["seed.txt"].title_from == "link anchor in zpp.txt"
     assert got["seed.txt"].notes[0].startswith("title from the link anchor in zpp.txt: ")
     assert got["zpp.txt"].title == LangText(zh="ZeRO++", en="ZeRO++")  # a card never takes its own link's anchor
+    # a re-export of the seed (other bytes, the same summary) is named by the anchor too: one card, one repeat
+    assert [(d.source.name, d.repeats.name, d.why) for d in report.duplicates] == [
+        ("zz-seed-again.txt", "seed.txt", "same title")]
     # An anchor that is a deck card's title links to that card: the seed keeps its subject.
     deck = tmp_path / "deck"
     import_paths([SEED], deck, title=LangText(zh=deck_title.split("(")[0], en=deck_title.split("(", 1)[1][:-1]))
