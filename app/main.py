@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from app.api.body_errors import document_unparsable_bodies
 from app.api.docs import install_api_docs
 from app.api.guards import RejectNul
 from app.auth import cache as auth_cache
@@ -29,6 +30,7 @@ from app.routers import install_api, install_pages
 from app.search.index import warm as warm_search
 from app.verification.present import warm_card_judges
 from app.web.csrf import SameOriginOnly
+from app.web.methods import FixedPathMethods
 
 
 def startup_sync(engine: Engine, cards_dir: Path) -> None:
@@ -64,8 +66,8 @@ class _RedactTokens(logging.Filter):
 
 
 def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] | None = None) -> None:
-    """Give synced cards their review items; with no user yet, create ``admin`` and print a login URL
-    (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
+    """Give synced cards their review items; with no user yet, create ``admin`` and print a one-time login
+    URL (or hand it to ``announce``: ``proofdeck serve`` prints it last, after uvicorn's start-up lines)."""
 
     from app.auth.users import ensure_first_admin
     from app.items.items import refresh_stale_items
@@ -79,11 +81,13 @@ def first_start(engine: Engine, base_url: str, announce: Callable[[str], None] |
         token = None
     if token:
         url = f"{base_url.rstrip('/')}/login?token={token}"
-        log.warning("created user 'admin'; its login URL is printed on stdout (shown once)")
+        log.warning("created user 'admin'; its one-time login URL is printed on stdout")
         if announce is not None:
             announce(url)
             return
         print(f"proofdeck: created user 'admin'. Log in at {url}", flush=True)
+        print(f"proofdeck: (that link signs in once, within {settings.LOGIN_LINK_MINUTES:g} minutes; a new one, "
+              "and an API token: proofdeck user link admin --api-token)", flush=True)
 
 
 @asynccontextmanager
@@ -129,6 +133,8 @@ def create_app(*, database_url: str | None = None, cards_dir: Path | None = None
     install_api(application)
     install_api_docs(application)  # /docs and /redoc with their assets served here (no CDN)
     install_pages(application)
+    document_unparsable_bodies(application)  # FastAPI's own 400 for a body it cannot read
+    application.add_middleware(FixedPathMethods)  # DELETE /api/users/me: 405, not DELETE /api/users/{id}
     application.add_middleware(SameOriginOnly)  # cookie requests from other sites: 403 (app/web/csrf.py)
     application.add_middleware(RejectNul)  # %00 in a URL: 422 on SQLite and PostgreSQL alike
     return application

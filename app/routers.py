@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app.api.routes import admin, cards, exports, graph, health, login, match, review, users, verification
+from app.api.routes import admin, cards, exports, graph, health, match, review, users, verification
 from app.pages import graph as graph_page
-from app.pages import quiz
+from app.pages import login, quiz
 from app.pages.errors import install_error_pages
 from app.pages.routes import router as pages_router
 from app.web.templating import STATIC_DIR

@@ -42,7 +42,8 @@ class InvalidInput(BaseModel):
 
 
 _DESCRIPTIONS = {
-    400: "Malformed request (a body that is not valid JSON, or an answer the scheduler cannot take)",
+    400: ("Malformed request (a body that cannot be read: not UTF-8 JSON, a form without its boundary; "
+          "or an answer the scheduler cannot take)"),
     401: "Not signed in: send 'Authorization: Bearer <token>' or log in at /login",
     403: "Signed in, but not an admin (or, with the session cookie, a request from another site)",
     404: "Not found (another user's rows answer 404 too, as if they did not exist)",

@@ -1,11 +1,13 @@
 """Web sessions end on the server: after ``SESSION_IDLE_DAYS`` without a request and ``SESSION_MAX_DAYS``
 after the login at most (``PROOFDECK_SESSION_*``; 30 and 90 days by default). API tokens (``kind``
-"api") do not expire: an admin revokes them.
+"api") do not expire: an admin revokes them (``proofdeck user tokens NAME --revoke ID``).
 
-A session's ``last_used_at`` is written when a request finds it older than :data:`TOUCH_EVERY` (at most
-hourly, so the idle limit is exact to the hour and a busy session costs one small write an hour). The
-sign-in cache keeps a session no longer than its deadline (``app.auth.cache``). "Log out everywhere"
-deletes every session of a user (``POST /logout/everywhere``, ``proofdeck user logout NAME``).
+A credential's ``last_used_at`` is written when a request finds it older than :data:`TOUCH_EVERY` (at
+most hourly, so the idle limit is exact to the hour and a busy session costs one small write an hour); an
+API token's first use is written at once, so ``proofdeck user tokens`` tells a used token from an unused
+one. The sign-in cache keeps a session no longer than its deadline (``app.auth.cache``). "Log out
+everywhere" deletes every session of a user and ends their pending login links (``POST /logout/everywhere``,
+``proofdeck user logout NAME``); API tokens stay, for scripts.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import update
 from sqlmodel import Session, col, delete, select
 
+from app.auth.links import end_pending
 from app.core.config import settings
 from app.models.card import utcnow
 from app.models.user import ApiToken
@@ -44,12 +47,15 @@ def remaining_s(token: ApiToken, now: datetime | None = None) -> float | None:
 
 
 def touch_due(token: ApiToken, now: datetime | None = None) -> bool:
-    """Whether a request should record that this session was used (last recorded over an hour ago)."""
-    return token.kind == "session" and (now or utcnow()) - (token.last_used_at or token.created_at) >= TOUCH_EVERY
+    """Whether a request should record that this credential was used (last recorded over an hour ago; an
+    API token also on its first use)."""
+    if token.kind == "api" and token.last_used_at is None:
+        return True
+    return (now or utcnow()) - (token.last_used_at or token.created_at) >= TOUCH_EVERY
 
 
 def touch(session: Session, token: ApiToken, now: datetime | None = None) -> bool:
-    """Record that a session was used, when it was last recorded more than :data:`TOUCH_EVERY` ago.
+    """Record that a credential was used, when :func:`touch_due` says so.
 
     A Core UPDATE (no ORM flush): it must not empty every process's sign-in cache each hour.
     """
@@ -77,3 +83,9 @@ def revoke_all(session: Session, user_id: int) -> int:
     for row in rows:
         session.delete(row)  # ORM deletes: the sign-in cache of this process forgets them at once
     return len(rows)
+
+
+def log_out_everywhere(session: Session, user_id: int) -> tuple[int, int]:
+    """End every web session of ``user_id`` and every login link not used yet; API tokens stay.
+    Returns (sessions ended, links ended)."""
+    return revoke_all(session, user_id), end_pending(session, user_id)

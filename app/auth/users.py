@@ -1,4 +1,8 @@
-"""User accounts: create, look up by token or password, start web sessions, first-start admin."""
+"""User accounts: create, look up by token or password, start web sessions, first-start admin.
+
+An account is made with one API token (``create_user``, shown once); the first-start admin gets a login
+link instead (``app.auth.links``: printed in the server's log, where a permanent credential should not be).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import Any
 from sqlalchemy import bindparam, func
 from sqlmodel import Session, col, select
 
+from app.auth.links import issue_link
 from app.auth.security import hash_password, hash_token, new_token, token_matches, verify_password
 from app.auth.sessions import remaining_s
 from app.models.user import ApiToken, User, UserSettings
@@ -32,6 +37,11 @@ def validate_username(name: str) -> str:
 def create_user(session: Session, username: str, *, is_admin: bool = False,
                 password: str | None = None) -> tuple[User, str]:
     """Create a user with settings and one API token; return (user, the token in clear, shown once)."""
+    user = _new_account(session, username, is_admin=is_admin, password=password)
+    return user, issue_token(session, user, kind="api", label="created with the account")
+
+
+def _new_account(session: Session, username: str, *, is_admin: bool, password: str | None) -> User:
     validate_username(username)
     if session.exec(select(User).where(User.username == username)).first() is not None:
         raise UserError(f"user {username!r} already exists; pick another name")
@@ -43,8 +53,7 @@ def create_user(session: Session, username: str, *, is_admin: bool = False,
     session.flush()
     assert user.id is not None
     session.add(UserSettings(user_id=user.id))
-    token = issue_token(session, user, kind="api", label="created with the account")
-    return user, token
+    return user
 
 
 def issue_token(session: Session, user: User, *, kind: str, label: str = "") -> str:
@@ -111,8 +120,8 @@ def user_count(session: Session) -> int:
 
 
 def ensure_first_admin(session: Session) -> str | None:
-    """When no user exists, create ``admin`` and return its login token (else None)."""
+    """When no user exists, create ``admin`` and return its login link's token (else None). No API token:
+    ``proofdeck user link admin --api-token`` makes one."""
     if user_count(session) > 0:
         return None
-    _user, token = create_user(session, "admin", is_admin=True)
-    return token
+    return issue_link(session, _new_account(session, "admin", is_admin=True, password=None))

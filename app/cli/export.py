@@ -1,4 +1,4 @@
-"""``proofdeck export obsidian DIR | html FILE | anki FILE.apkg``: the deck from the database."""
+"""``proofdeck export obsidian DIR | html FILE | anki FILE.apkg [--lang zh|en|both]``: the deck from the database."""
 
 from __future__ import annotations
 
@@ -112,18 +112,23 @@ def register(cli: typer.Typer) -> None:
 
     @export.command("anki")
     def anki(file: Annotated[Path, typer.Argument(help="Package to write, e.g. proofdeck.apkg.")],
+             lang: Annotated[str, typer.Option(
+                 "--lang", help="The notes' language: zh, en or both (both languages on every note).")] = "both",
              database_url: DatabaseUrl = None) -> None:
-        """Write an Anki package (.apkg).
+        """Write an Anki package (.apkg): a subdeck per module, drills as type-in notes.
 
         Importing a newer one updates notes instead of duplicating them."""
         from app.core.progress import Progress
-        from app.export.anki import write_package
+        from app.export.anki import LANGS, write_package
 
         if file.suffix.lower() != ".apkg":
             error(f"{file}: an Anki package must end in .apkg (try {file.with_suffix('.apkg')})")
             raise typer.Exit(1)
+        if lang not in LANGS:
+            error(f"--lang {lang}: choose one of {', '.join(LANGS)}")
+            raise typer.Exit(2)
         with Progress() as progress:
             docs, verdicts = _deck(database_url, progress)
             file.parent.mkdir(parents=True, exist_ok=True)
-            count = write_package(docs, file, verdicts, progress=progress)
-        out.print(progress.summary(f"wrote {file} ({count} notes from {_cards(docs)})"))
+            count = write_package(docs, file, verdicts, progress=progress, lang=lang)
+        out.print(progress.summary(f"wrote {file} ({count} notes from {_cards(docs)}, {lang})"))

@@ -14,8 +14,11 @@ if TYPE_CHECKING:
 def _banner(base: str, login_url: str | None) -> str:
     """What ``serve`` prints last, once the server answers: the login link on its own, easy to see."""
     if login_url:
-        lines = [f"proofdeck is serving at {base}/ . Log in as 'admin' with this link (shown once; keep it):", "",
-                 f"    {login_url}"]
+        from app.core.config import settings
+
+        lines = [f"proofdeck is serving at {base}/ . Log in as 'admin' with this link (it signs in once, within "
+                 f"{settings.LOGIN_LINK_MINUTES:g} minutes):", "", f"    {login_url}", "",
+                 "A new link, and an API token: proofdeck user link admin --api-token"]
     else:
         lines = [f"proofdeck is serving at {base}/",
                  "A new login link for a user: proofdeck user link NAME (e.g. proofdeck user link admin)"]

@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     # Web sessions end after this many days without a request, and this many days after the login at most.
     SESSION_IDLE_DAYS: float = Field(default=30.0, gt=0)
     SESSION_MAX_DAYS: float = Field(default=90.0, gt=0)
+    # A login link (`proofdeck user link`, first start) signs in once, within this many minutes (app/auth/links.py).
+    LOGIN_LINK_MINUTES: float = Field(default=15.0, gt=0)
     # Addresses (comma-separated IPs or CIDRs, or "*") of reverse proxies whose X-Forwarded-For and
     # X-Forwarded-Proto are believed; empty (the default): no proxy header is believed.
     TRUSTED_PROXIES: str = ""

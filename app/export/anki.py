@@ -7,6 +7,7 @@ from the card slug and item id, so importing a newer export updates notes instea
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -24,8 +25,9 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from app.cards.pitfalls import split_pitfall
 from app.cards.schema import CardDoc, LangText
 from app.core.progress import Progress
+from app.export.anki_drills import drill_notes, typed_model
 from app.export.deck import Verdicts
-from app.export.obsidian import label_key, label_text, tag_text
+from app.export.obsidian import label_key, tag_text
 from app.export.tex import unsafe_tex
 from app.items.items import PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
 from app.items.misconceptions import BACK, FRONT
@@ -37,6 +39,8 @@ from app.verification.present import VERDICT_LABELS, claim_note, marks_for, psi_
 MODEL_ID = 1_744_213_001  # fixed forever: Anki matches the note type by id
 DECK_ID = 1_744_213_002
 DECK_NAME = "proofdeck"
+# the learner's language choice (``proofdeck export anki --lang``, ``GET /api/export/anki.apkg?lang=``)
+LANGS: dict[str, tuple[str, ...]] = {"both": ("zh", "en"), "zh": ("zh",), "en": ("en",)}
 DECK_DESCRIPTION = "proofdeck: 中英双语 ML 系统面试卡片 · bilingual ML-systems interview cards"
 FIELDS = ("Key", "Context", "Question zh", "Question en", "Answer zh", "Answer en", "Extra")
 CARD_ITEM = "card"
@@ -49,7 +53,7 @@ _CSS = """.card { font-family: system-ui, "PingFang SC", "Noto Sans CJK SC", "Mi
 .v-confirmed { color: #17803d; } .v-refuted { color: #b3261e; } .v-conditional { color: #9a6700; }
 pre, code { font-family: ui-monospace, Menlo, Consolas, monospace; }
 table { border-collapse: collapse; margin: .4em 0; } th, td { border: 1px solid #999; padding: .2em .55em; }
-th { background: rgba(127,127,127,.12); }
+th { background: rgba(127,127,127,.12); } .solution { margin-top: .8em; }
 """ + MARKS_CSS
 _FRONT = """<div class="ctx">{{Context}}</div>
 <div class="q zh" lang="zh">{{Question zh}}</div>
@@ -63,6 +67,7 @@ _BACK = """{{FrontSide}}
 MODEL = genanki.Model(MODEL_ID, "proofdeck bilingual", fields=[{"name": f} for f in FIELDS],
                       templates=[{"name": "Review", "qfmt": _FRONT, "afmt": _BACK}], css=_CSS,
                       sort_field_index=0)
+TYPED_MODEL = typed_model(_CSS)
 
 
 Rule = Callable[[RendererHTML, Sequence[Token], int, OptionsDict, EnvType], str]
@@ -129,61 +134,92 @@ def anki_tags(doc: CardDoc, kind: str) -> list[str]:
     return sorted({t.replace("/", "::") for t in raw})
 
 
-def _verdicts_html(items: Sequence[Mapping[str, Any]], psi: float | None) -> str:
+def _label(kind: str, langs: Sequence[str]) -> str:
+    zh, en, sign = VERDICT_LABELS[kind]
+    return " · ".join([f"{sign} {zh}" if "zh" in langs else sign, *([en] if "en" in langs else [])])
+
+
+def _verdicts_html(items: Sequence[Mapping[str, Any]], psi: float | None, langs: Sequence[str] = ("zh", "en")) -> str:
     """The verdicts on text of this note: one line per refuted / conditional / mismatch claim (sign, label,
-    the quote, the correction or condition), then the confirmed quotes on one line."""
+    the quote, the correction or condition), then the confirmed quotes on one line; in ``langs`` only."""
     out, confirmed = [], []
     for v in items:
         kind = verdict_kind(v)
-        quote = str(v.get("text_zh") or v.get("text_en") or "")
+        quote = next((str(v.get(f"text_{lang}")) for lang in langs if v.get(f"text_{lang}")), "")
+        if not quote:
+            continue
         if kind == "confirmed":
             confirmed.append(escape(quote if len(quote) <= 40 else quote[:39] + "…"))
             continue
-        zh, en, sign = VERDICT_LABELS[kind]
-        note = " · ".join(dict.fromkeys(n for n in (claim_note(v, "zh", psi), claim_note(v, "en", psi)) if n))
-        out.append(f'<div class="v-{kind}"><b>{sign} {zh} · {en}</b> {escape(quote)}'
+        note = " · ".join(dict.fromkeys(n for n in (claim_note(v, lang, psi) for lang in langs) if n))
+        out.append(f'<div class="v-{kind}"><b>{_label(kind, langs)}</b> {escape(quote)}'
                    + (f" — {escape(note)}" if note else "") + "</div>")
     if confirmed:
-        zh, en, sign = VERDICT_LABELS["confirmed"]
-        out.append(f'<div class="v-confirmed"><b>{sign} {zh} · {en}</b> {"; ".join(confirmed)}</div>')
+        out.append(f'<div class="v-confirmed"><b>{_label("confirmed", langs)}</b> {"; ".join(confirmed)}</div>')
     return "\n".join(out)
 
 
-def _context(doc: CardDoc) -> str:
-    return escape(" · ".join(p for p in (label_text(doc.module), label_text(doc.topic), doc.difficulty) if p))
+def _in(label: LangText, langs: Sequence[str]) -> str:
+    """A module or topic label in ``langs`` (its code first)."""
+    parts = [getattr(label, "code", ""), *(getattr(label, lang) for lang in langs)]
+    return " · ".join(p for p in dict.fromkeys(p.strip() for p in parts) if p)
 
 
-def card_notes(doc: CardDoc, verdicts: Verdicts | None = None) -> list[genanki.Note]:
+def _context(doc: CardDoc, langs: Sequence[str] = ("zh", "en")) -> str:
+    return escape(" · ".join(p for p in (_in(doc.module, langs), _in(doc.topic, langs), doc.difficulty) if p))
+
+
+def subdeck_name(doc: CardDoc, langs: Sequence[str]) -> str:
+    """``proofdeck::M3 · 深度学习基础`` (Anki's ``::`` makes it a subdeck; a ``::`` in a label is not one)."""
+    return f"{DECK_NAME}::" + (_in(doc.module, langs) or "unsorted").replace("::", ":")
+
+
+def subdeck_id(doc: CardDoc) -> int:
+    """Stable per module (whatever the language), so a re-import files notes into the same deck."""
+    return int(hashlib.sha1(f"proofdeck-module:{label_key(doc.module)}".encode()).hexdigest()[:12], 16)
+
+
+def card_notes(doc: CardDoc, verdicts: Verdicts | None = None, lang: str = "both") -> list[genanki.Note]:
     """One note per review item: the card (key insights), each follow-up, each pitfall (mistake → what goes
-    wrong) and each misconception drill (a refuted / conditional claim). The quoted words of every claim are
-    marked in place; Extra lists only the verdicts on text of that note."""
+    wrong), each misconception drill (a refuted / conditional claim) and each computed drill (a type-in
+    note, :mod:`app.export.anki_drills`). The quoted words of every claim are marked in place; Extra lists
+    only the verdicts on text of that note. ``lang`` (``LANGS``): the other language's fields stay empty."""
+    langs = LANGS[lang]
     rows = list((verdicts or {}).get(doc.slug, ()))
     psi = psi_of(rows)
-    marks = {lang: marks_for(rows, lang, psi, link=False) for lang in ("zh", "en")}
-    title = _title(doc.title)
+    marks = {lg: marks_for(rows, lg, psi, link=False) for lg in ("zh", "en")}
+    title = _title(doc.title, langs)
+    context = _context(doc, langs)
     notes = []
 
-    def add(key: str, kind: str, context: str, q: dict[str, str], a: dict[str, str], md: dict[str, str]) -> None:
-        extra = _verdicts_html(verdicts_in(rows, md), psi)
+    def fields(values: Sequence[str]) -> list[str]:
+        """Key, Context, Question zh/en, Answer zh/en, Extra; a language not chosen left empty."""
+        drop = {i for i, name in enumerate(FIELDS) if name.endswith((" zh", " en")) and name[-2:] not in langs}
+        return [inert("" if i in drop else f) for i, f in enumerate(values)]
+
+    def add(key: str, kind: str, q: dict[str, str], a: dict[str, str], md: dict[str, str]) -> None:
+        if not any(q[lg] or a[lg] for lg in langs):
+            return  # nothing in the chosen language
+        extra = _verdicts_html(verdicts_in(rows, {lg: t for lg, t in md.items() if lg in langs}), psi, langs)
         notes.append(genanki.Note(model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, key),
                                   tags=anki_tags(doc, kind),
-                                  fields=[inert(f) for f in (key if key == doc.slug else f"{doc.slug}/{key}", context,
-                                                             q["zh"], q["en"], a["zh"], a["en"], extra)]))
+                                  fields=fields((f"{doc.slug}/{key}", f"{context} · {title}",
+                                                 q["zh"], q["en"], a["zh"], a["en"], extra))))
 
-    insights = {lang: "\n\n".join(getattr(doc.section(k), lang) for k in ANSWER_SECTIONS) for lang in ("zh", "en")}
+    insights = {lg: "\n\n".join(getattr(doc.section(k), lg) for k in ANSWER_SECTIONS) for lg in ("zh", "en")}
     notes.append(genanki.Note(
         model=MODEL, guid=genanki.guid_for("proofdeck", doc.slug, CARD_ITEM), tags=anki_tags(doc, "card"),
-        fields=[inert(f) for f in (doc.slug, _context(doc), escape(doc.title.zh), escape(doc.title.en),
-                                   field_html(insights["zh"], marks["zh"]), field_html(insights["en"], marks["en"]),
-                                   _verdicts_html(verdicts_in(rows, insights), psi))]))
+        fields=fields((doc.slug, context, escape(doc.title.zh), escape(doc.title.en),
+                       field_html(insights["zh"], marks["zh"]), field_html(insights["en"], marks["en"]),
+                       _verdicts_html(verdicts_in(rows, {lg: insights[lg] for lg in langs}), psi, langs)))))
     for fu in doc.follow_ups:
-        answers = {lang: atomic(getattr(fu.answer, lang), lang) for lang in ("zh", "en")}
-        add(fu.id, "follow-up", f"{_context(doc)} · {title}",
-            {lang: field_html(getattr(fu.question, lang), marks[lang]) for lang in ("zh", "en")},
-            {lang: field_html(answers[lang], marks[lang]) for lang in ("zh", "en")}, answers)
+        answers = {lg: atomic(getattr(fu.answer, lg), lg) for lg in ("zh", "en")}
+        add(fu.id, "follow-up",
+            {lg: field_html(getattr(fu.question, lg), marks[lg]) for lg in ("zh", "en")},
+            {lg: field_html(answers[lg], marks[lg]) for lg in ("zh", "en")}, answers)
     for i, pair in enumerate(pitfall_pairs(doc), start=1):
         parts = {lang: split_pitfall(text) if text else ("", "") for lang, text in zip(("zh", "en"), pair, strict=True)}
-        add(f"pitfall-{i}", "pitfall", f"{_context(doc)} · {title}",
+        add(f"pitfall-{i}", "pitfall",
             {lang: field_html(f"{PITFALL_PROMPT[lang]}\n\n> {m}") if m else "" for lang, (m, _c) in parts.items()},
             {lang: field_html(c or PITFALL_FALLBACK[lang]) if m else "" for lang, (m, c) in parts.items()},
             {lang: pair[j] for j, lang in enumerate(("zh", "en"))})
@@ -194,23 +230,29 @@ def card_notes(doc: CardDoc, verdicts: Verdicts | None = None) -> list[genanki.N
         q = {lang: field_html(f"{FRONT[kind][lang]}\n\n> {v.get(f'text_{lang}')}") if v.get(f"text_{lang}") else ""
              for lang in ("zh", "en")}
         a = {lang: escape(BACK[kind][lang] + drill_note(v, lang, psi)) if q[lang] else "" for lang in ("zh", "en")}
-        add(f"misconception-{v.get('claim_id')}", "misconception", f"{_context(doc)} · {title}", q, a, {})
+        add(f"misconception-{v.get('claim_id')}", "misconception", q, a, {})
+    notes += drill_notes(doc, TYPED_MODEL, langs, f"{context} · {title}", anki_tags(doc, "drill"), field_html, inert)
     return notes
 
 
-def _title(t: LangText) -> str:
-    return escape(" · ".join(p for p in dict.fromkeys((t.zh, t.en)) if p))
+def _title(t: LangText, langs: Sequence[str] = ("zh", "en")) -> str:
+    return escape(" · ".join(p for p in dict.fromkeys(getattr(t, lg) for lg in langs) if p))
 
 
 def write_package(docs: Sequence[CardDoc], path: Path, verdicts: Verdicts | None = None, *,
-                  timestamp: float | None = None, progress: Progress | None = None) -> int:
-    """Write ``path`` (.apkg); returns the number of notes. ``timestamp`` sets the notes' mtime; ``progress``
-    shows the cards turned into notes, then the package written."""
-    deck = genanki.Deck(DECK_ID, DECK_NAME, description=DECK_DESCRIPTION)
+                  timestamp: float | None = None, progress: Progress | None = None, lang: str = "both") -> int:
+    """Write ``path`` (.apkg): a ``proofdeck`` deck with one subdeck per module (``proofdeck::<module>``);
+    returns the number of notes. ``lang``: ``both``, ``zh`` or ``en`` (``LANGS``); ``timestamp`` sets the
+    notes' mtime; ``progress`` shows the cards turned into notes, then the package written."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}: choose one of {', '.join(LANGS)}")
+    root = genanki.Deck(DECK_ID, DECK_NAME, description=DECK_DESCRIPTION)
+    decks: dict[int, genanki.Deck] = {}
     for doc in progress.each("building notes", docs, unit="cards") if progress else docs:
-        for note in card_notes(doc, verdicts):
+        deck = decks.setdefault(subdeck_id(doc), genanki.Deck(subdeck_id(doc), subdeck_name(doc, LANGS[lang])))
+        for note in card_notes(doc, verdicts, lang):
             deck.add_note(note)
     if progress:
         progress.step("writing the package")
-    genanki.Package(deck).write_to_file(str(path), timestamp=timestamp)
-    return len(deck.notes)
+    genanki.Package([root, *decks.values()]).write_to_file(str(path), timestamp=timestamp)
+    return sum(len(d.notes) for d in decks.values())

@@ -58,7 +58,7 @@ def load_doc(session: Session, slug: str) -> CardDoc:
 
 
 VERDICT_FIELDS = ("verdict", "text_zh", "text_en", "predicted", "measured", "condition", "reason_zh",
-                  "reason_en", "evaluated", "counterexamples")
+                  "reason_en", "evaluated", "counterexamples", "method")
 
 
 def verdict_dict(row: Any) -> dict[str, Any]:

@@ -32,8 +32,8 @@ from app.render.marks import MARKS_CSS, Mark
 from app.search.offline import offline_index_json, script_json
 from app.verification.present import (
     VERDICT_LABELS,
+    claim_line,
     claim_note,
-    format_value,
     marked_html,
     marks_for,
     psi_of,
@@ -116,7 +116,7 @@ def _verdict_view(v: Mapping[str, Any]) -> dict[str, Any]:
             "note": {lang: claim_note(v, lang, psi_of([v])) for lang in ("zh", "en")},
             "text": Html.of(LangText(zh=str(v.get("text_zh") or ""), en=str(v.get("text_en") or ""))),
             "reason": Html.of(LangText(zh=str(v.get("reason_zh") or ""), en=str(v.get("reason_en") or ""))),
-            "predicted": format_value(v.get("predicted")), "measured": format_value(v.get("measured")),
+            "line": {lang: claim_line(v, lang, psi_of([v])) for lang in ("zh", "en")},
             "condition": rendered(str(v.get("condition") or ""))}
 
 

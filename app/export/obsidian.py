@@ -27,8 +27,8 @@ from app.export.deck import Verdicts
 from app.export.filenames import NameAllocator, UnsafePathError, safe_join, safe_name
 from app.export.obsidian_state import VaultState, block_id
 from app.export.obsidian_text import one_block, sr_unsafe, to_obsidian
-from app.render.marks import Mark, finish_markdown, locate, place
-from app.verification.present import VERDICT_LABELS, format_value, marks_for, psi_of, verdict_kind
+from app.render.marks import MARKED, Mark, escape_note, finish_markdown, locate, place
+from app.verification.present import VERDICT_LABELS, claim_note, marks_for, psi_of, verdict_kind
 
 VAULT_ROOT = "proofdeck"
 MANIFEST = ".proofdeck-export.json"  # what the last `proofdeck export obsidian DIR` wrote
@@ -140,16 +140,38 @@ def _bilingual(text: LangText) -> str:
     return "\n\n***\n\n".join(to_obsidian(t.strip("\n")) for t in (text.zh, text.en) if t.strip())
 
 
-def _verdict_lines(v: Mapping[str, Any]) -> list[str]:
-    kind = verdict_kind(v)
-    body = [one_line(str(v.get(k) or "")) for k in ("text_zh", "text_en")]
-    predicted, measured = format_value(v.get("predicted")), format_value(v.get("measured"))
-    if predicted or measured:
-        body.append(one_line(f"预测 predicted: {predicted} · 实测 measured: {measured}"))
-    body += [one_line(str(v.get(k) or "")) for k in ("condition", "reason_zh", "reason_en")]
-    zh, en, _ = VERDICT_LABELS[kind]
-    title = f"{zh} · {en} · {one_line(str(v.get('claim_id', '')))}"
-    return _callout(CALLOUT[kind], title, "\n\n".join(b for b in body if b))
+def _short_quote(text: str, limit: int = 48) -> str:
+    """The quote on one line, cut at ``limit`` characters but never inside a formula."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    if len(re.findall(r"(?<!\\)\$", cut)) % 2:  # an open formula: cut before it
+        cut = cut[:cut.rfind("$")]
+    return cut.rstrip() + "…"
+
+
+def claims_callout(rows: Sequence[Mapping[str, Any]], psi: float | None) -> list[str]:
+    """Every claim of the card in one folded callout, a line each: its sign, its quoted words (shortened)
+    and the mark's few words ("✗ … — 应为 16Ψ，不是 14Ψ", "✓ … — measured"); the raw assertions and
+    per-run numbers stay in the web app and the verification report."""
+    lines: list[str] = []
+    tally: dict[str, int] = {}
+    for v in rows:
+        kind = verdict_kind(v)
+        _zh, _en, sign = VERDICT_LABELS[kind]
+        tally[sign] = tally.get(sign, 0) + 1
+        lang = "zh" if v.get("text_zh") else "en"
+        quote = _short_quote(str(v.get(f"text_{lang}") or v.get("claim_id") or ""))
+        note = claim_note(v, lang, psi) if kind in MARKED else ""
+        lines.append(f"- {sign} {one_line(quote)}" + (f" — {escape_note(note)}" if note else ""))
+    if not lines:
+        return []
+    title = "论断 · Claims (" + " · ".join(f"{n} {sign}" for sign, n in tally.items()) + ")"
+    body = [f"> [!info]- {title}", *(f"> {line}" for line in lines)]
+    if sr_unsafe("\n".join(body), skip_fences=False):
+        return [f"## {title}", "", *lines, ""]
+    return [*body, ""]
 
 
 def followup_card(question: str, answer: str, fu_id: str, schedule: str | None = None) -> list[str]:
@@ -193,8 +215,7 @@ def card_note(doc: CardDoc, layout: VaultLayout, verdicts: Verdicts | None = Non
             out += _callout("warning", heading, _bilingual(text))
         else:
             out += [f"## {heading}", "", _bilingual(text), ""]
-    for v in (verdicts or {}).get(doc.slug, ()):
-        out += _verdict_lines(v)
+    out += claims_callout(rows, psi)
     if doc.links:
         out += ["## 关联卡片 · Related", ""]
         for link in doc.links:

@@ -5,9 +5,9 @@ from app.models.deck import DeckIdentity
 from app.models.hold import ItemHold
 from app.models.review import ChangeClock, DrillShowing, ItemSource, ItemState, ReviewItem, ReviewLog
 from app.models.undo import UndoRecord
-from app.models.user import ApiToken, LoginFailure, User, UserSettings
+from app.models.user import ApiToken, LoginFailure, LoginLink, User, UserSettings
 from app.models.verification import ClaimVerdict, VerificationRun
 
 __all__ = ["ApiToken", "Card", "CardClaim", "CardFollowUp", "CardLink", "CardSection", "ChangeClock",
            "ClaimVerdict", "DeckIdentity", "DrillShowing", "ItemHold", "ItemSource", "ItemState", "LoginFailure",
-           "ReviewItem", "ReviewLog", "UndoRecord", "User", "UserSettings", "VerificationRun"]
+           "LoginLink", "ReviewItem", "ReviewLog", "UndoRecord", "User", "UserSettings", "VerificationRun"]

@@ -1,4 +1,5 @@
-"""Accounts: users, their hashed tokens (API tokens and web-login sessions) and review settings.
+"""Accounts: users, their hashed tokens (API tokens and web-login sessions), one-time login links and
+review settings.
 
 Tokens are high-entropy random strings shown once; only their SHA-256 is stored. Passwords are hashed
 with argon2 (``app.auth.security``).
@@ -37,8 +38,23 @@ class ApiToken(SQLModel, table=True):
     kind: str = "api"
     label: str = ""
     created_at: datetime = Field(default_factory=utcnow)
-    # sessions: when last seen (written at most hourly, app/auth/sessions.py); None: not since created
+    # when last seen (written at most hourly, app/auth/sessions.py); None: a session not seen since it was
+    # made, an API token never used
     last_used_at: datetime | None = None
+
+
+class LoginLink(SQLModel, table=True):
+    """A one-time login link (``/login?token=``): it signs in once, before ``expires_at``, and is never an
+    API token or a session (``app.auth.links``). Kept a day after it is used, expired or ended, so that
+    opening it again says which; ``ended_at``: "log out everywhere" ended it before it was used."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user.id", index=True, ondelete="CASCADE")
+    token_hash: str = Field(index=True, unique=True, max_length=64)  # sha256 hex
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime = Field(index=True)
+    used_at: datetime | None = None
+    ended_at: datetime | None = None
 
 
 class LoginFailure(SQLModel, table=True):

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.errors import MAX_ID, errors
-from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA
+from app.core.vocab import LANGUAGES, NEW_PER_DAY_SCHEMA, RETENTION_SCHEMA, REVIEWS_PER_DAY_SCHEMA, settings_errors
 from app.pages.heatmap import heatmap
 from app.pages.study import study_session
 from app.review.errors import ReviewError
@@ -81,7 +81,12 @@ def save_settings(user: OptionalUser, engine: ReviewEngineDep, session: SessionD
                   new_per_day: Annotated[int, Form(json_schema_extra=dict(NEW_PER_DAY_SCHEMA))],
                   language: Annotated[str, Form(json_schema_extra={"enum": list(LANGUAGES)})],
                   reviews_per_day: Annotated[int, Form(json_schema_extra=dict(REVIEWS_PER_DAY_SCHEMA))]) -> Response:
-    """The settings form on the stats page (same checks as ``PUT /api/review/settings``)."""
+    """The settings form on the stats page (same checks as ``PUT /api/review/settings``), made before the
+    sign-in redirect: what the schema says is out of range is refused for everyone, signed in or not."""
+    problems = settings_errors(desired_retention=desired_retention, new_per_day=new_per_day, language=language,
+                               reviews_per_day=reviews_per_day)
+    if problems:
+        raise HTTPException(422, detail="; ".join(problems))
     if user is None:
         return RedirectResponse("/login?next=/quiz/stats", status_code=303)
     assert user.id is not None

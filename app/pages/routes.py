@@ -25,7 +25,7 @@ from app.models.card import Card
 from app.pages.deck_outline import FOLD_AT, ModuleGroup, folded_outline, group_cards
 from app.search.match import MAX_LIMIT as MATCH_LIMIT
 from app.search.match import Hit, MatchQueryError, match
-from app.verification.present import card_overview, claim_line, mark_card, run_psi, verdict_view
+from app.verification.present import card_overview, claim_line, mark_card, per_config, run_psi, verdict_view
 from app.verification.store import latest_verdicts
 from app.web.templating import render_page
 
@@ -101,7 +101,8 @@ def card_page(request: Request, session: SessionDep, user: OptionalUser, slug: s
     mark_card(card, verdicts, psi)
     verification = {
         "run": run,
-        "by_claim": {v.claim_key: verdict_view(v) | {"line": {lang: claim_line(v, lang, psi) for lang in ("zh", "en")}}
+        "by_claim": {v.claim_key: verdict_view(v) | {"line": {lang: claim_line(v, lang, psi) for lang in ("zh", "en")},
+                                                     "per_config": per_config(v, psi, word=True)}
                      for v in verdicts},
         "overview": card_overview(card.source, verdicts),
     }

@@ -79,6 +79,15 @@ def render_markdown(text: str) -> str:
     return str(_parser().render(text))
 
 
+@lru_cache(maxsize=8192)
+def render_inline(text: str) -> str:
+    """Safe HTML for one line of Markdown without a paragraph around it (a claim's quote in the claims list):
+    its math as MathML, every other character escaped."""
+    if not text:
+        return ""
+    return str(_parser().renderInline(text))
+
+
 def math_spans(text: str) -> list[tuple[str, bool]]:
     """(tex, display) for every formula markdown-it finds in ``text`` (code spans excluded)."""
     found: list[tuple[str, bool]] = []

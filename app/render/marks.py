@@ -21,9 +21,10 @@ import html as _html
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
-_START, _END = "\ue000", "\ue001"
+_START, _END, _ALSO = "\ue000", "\ue001", "\ue002"
 _BASE = 0xE100  # sentinel + chr(_BASE + i) names mark i (at most 256 marks per text)
 _PRIVATE = re.compile("[\ue000-\ue1ff]")
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*?(/?)>")
@@ -37,6 +38,8 @@ MARKS_CSS = (Path(__file__).resolve().parents[1] / "static" / "marks.css").read_
 
 SIGNS = {"refuted": "✗", "conditional": "≈", "confirmed": "✓", "mismatch": "≠", "contradiction": "⇄"}
 MARKED = tuple(SIGNS)
+# which verdict decides a phrase that several claims quote (a refutation outweighs a confirmation)
+DECISIVE = {"refuted": 0, "mismatch": 1, "contradiction": 2, "conditional": 3, "confirmed": 4}
 
 
 @dataclass(frozen=True)
@@ -57,9 +60,11 @@ class Mark:
         return Mark(self.claim_id, self.kind, self.quote, self.note, href)
 
 
-def _squashed(text: str) -> tuple[str, list[int]]:
-    """``text`` without whitespace, and the index in ``text`` of each kept character."""
-    keep = [i for i, ch in enumerate(text) if not ch.isspace()]
+@lru_cache(maxsize=4096)
+def _squashed(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` without whitespace, and the index in ``text`` of each kept character (cached: an export looks
+    up every claim's quote in the same few texts)."""
+    keep = tuple(i for i, ch in enumerate(text) if not ch.isspace())
     return "".join(text[i] for i in keep), keep
 
 
@@ -91,20 +96,38 @@ def _outside(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def place(text: str, marks: Sequence[Mark], only: Collection[int] | None = None) -> str:
-    """``text`` (Markdown) with a start and an end sentinel around each quote it contains (of the marks at
-    the positions ``only``, default all); finish with the same ``marks`` list."""
-    text = _PRIVATE.sub("", text)
-    inserts: list[tuple[int, int, str]] = []  # (position, order, sentinel): ends before starts at one spot
+def _phrases(text: str, marks: Sequence[Mark], only: Collection[int] | None) -> dict[int, tuple[int, int, list[int]]]:
+    """One mark per phrase: mark index → (start, end, indices of the marks it outweighs). Claims whose quotes
+    end at the same words (one sentence quoted whole by one claim and its last words by another) would put
+    two notes after one phrase; the decisive verdict (``DECISIVE``, then the longer quote) is shown, the
+    others follow it as links. Quotes that only overlap keep their own notes, each at its own end."""
+    spans: dict[int, tuple[int, int]] = {}
     for i, mark in enumerate(marks[:256]):
         if only is not None and i not in only:
             continue
         span = locate(text, mark.quote) if mark.quote and mark.sign else None
-        if span is None:
-            continue
-        start, end = _outside(text, *span)
+        if span is not None:
+            spans[i] = _outside(text, *span)
+    by_end: dict[int, list[int]] = {}
+    for i, (_start, end) in spans.items():
+        by_end.setdefault(end, []).append(i)
+    out = {}
+    for group in by_end.values():
+        best = min(group, key=lambda k: (DECISIVE.get(marks[k].kind, 9), spans[k][0] - spans[k][1], k))
+        out[best] = (*spans[best], [k for k in group if k != best])
+    return out
+
+
+def place(text: str, marks: Sequence[Mark], only: Collection[int] | None = None) -> str:
+    """``text`` (Markdown) with a start and an end sentinel around each quote it contains (of the marks at
+    the positions ``only``, default all), one mark per phrase (the outweighed marks' sentinels follow the end
+    of the decisive one); finish with the same ``marks`` list."""
+    text = _PRIVATE.sub("", text)
+    inserts: list[tuple[int, float, str]] = []  # (position, order, sentinel): ends, then the also-links, then starts
+    for i, (start, end, others) in _phrases(text, marks, only).items():
         tag = chr(_BASE + i)
         inserts += [(start, 1, _START + tag), (end, 0, _END + tag)]
+        inserts += [(end, 0.5 + n / 1000, _ALSO + chr(_BASE + k)) for n, k in enumerate(others)]
     for pos, _, sentinel in sorted(inserts, key=lambda t: (t[0], t[1]), reverse=True):
         text = text[:pos] + sentinel + text[pos:]
     return text
@@ -148,6 +171,16 @@ def note_html(mark: Mark) -> str:
     return f'<span {attrs}>{label}{words}</span>'
 
 
+def also_html(mark: Mark) -> str:
+    """A claim outweighed on its phrase: its sign, a link to its row where the page has one."""
+    label = (f'<span class="mark-sign" aria-hidden="true">{mark.sign}</span>'
+             f'<span class="mark-kind">also {KIND_WORDS.get(mark.kind, "")}</span>')
+    attrs = f'class="claim-also claim-also-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
+    if mark.href:
+        return f' <a {attrs} href="{_attr(mark.href)}">{label}</a>'
+    return f' <span {attrs}>{label}</span>'
+
+
 def _in_tag(html: str, pos: int) -> bool:
     """True when ``pos`` lies inside a tag (an attribute value such as a code fence's language)."""
     return html.rfind("<", 0, pos) > html.rfind(">", 0, pos)
@@ -177,13 +210,27 @@ def finish_html(rendered: str, marks: Sequence[Mark]) -> str:
         cls = f'class="claim-mark claim-mark-{mark.kind}" data-claim="{_attr(mark.claim_id)}"'
         rendered = rendered.replace(start, f"<mark {cls}>" if wrap else "", 1)
         rendered = rendered.replace(end, ("</mark>" if wrap else "") + note_html(mark), 1)
+    for i, mark in enumerate(marks[:256]):
+        rendered = rendered.replace(_ALSO + chr(_BASE + i), also_html(mark), 1)
     return _PRIVATE.sub("", rendered)
 
 
+# what the Spaced Repetition plugin or Obsidian would read as syntax in a mark's words: the inline-card and
+# cloze separators, comments, links (any bracket), tags, emphasis, code, math, HTML; escaped where they occur,
+# nothing else
+_MD_SYNTAX = re.compile(r"::|==|%%|#(?=\S)|[*_`<>|$\\^\[\]]")
+
+
+def escape_note(note: str) -> str:
+    """A mark's words as plain Markdown: only the characters that would be syntax get a backslash
+    (``N = 2: 10`` stays as it is; ``a::b`` becomes ``a:\\:b``)."""
+    return _MD_SYNTAX.sub(lambda m: m.group(0)[0] + "\\" + m.group(0)[1:] if len(m.group(0)) == 2
+                          else "\\" + m.group(0), note)
+
+
 def note_markdown(mark: Mark) -> str:
-    """The verdict as plain Markdown (Obsidian): ``**✗** *correction*`` with the plugin's syntax escaped."""
-    note = mark.note if mark.kind != "confirmed" else ""
-    note = re.sub(r"([*_`\[\]<>|#^=:%$\\])", r"\\\1", note)
+    """The verdict as plain Markdown (Obsidian): `` **✗** *16Ψ, not 14Ψ*``, `` **✓** *measured*``."""
+    note = escape_note(mark.note)
     return f" **{mark.sign}**" + (f" *{note}*" if note else "")
 
 

@@ -230,7 +230,8 @@
     v.className = "verdict " + (d.correct ? "ok" : "bad");
     const exp = Number(d.expected).toPrecision(4);
     const unit = d.unit || "GB";
-    const given = " · " + say("你的答案 ", "you typed ") + d.given + " " + unit;
+    const given = " · " + say("你的答案 ", "you typed ") + d.given + " " + unit
+      + (d.unit_note ? " · " + say(d.unit_note.zh, d.unit_note.en) : "");  // "you wrote TB; 28.06 TB is 28,060 GB"
     v.textContent = (d.correct ? "✓ " + say("正确", "Correct") + " (" + exp + " " + unit + ")"
                                : "✗ " + say("不对，应为 ", "Not quite: expected ") + exp + " " + unit) + given;
     face($("back"), d.solution); $("back").hidden = false;

@@ -54,9 +54,10 @@ def drill_kind(v: Any) -> str:
 def drill_note(v: Any, lang: str, psi: float | None = None) -> str:
     """The back of the drill without its "错：" / "False: " lead: the correction with the measured values,
     or the facts the claim holds under with the value at each measured configuration."""
-    if drill_kind(v) != "conditional":
-        return claim_note(v, lang, psi).removeprefix("不成立：" if lang == "zh" else "wrong: ")
     values = per_config(v, psi)
     sep = "；" if lang == "zh" else "; "
+    if drill_kind(v) != "conditional":  # the mark's correction, then what each run measured
+        measured = (("实测 " if lang == "zh" else "measured ") + values) if values else ""
+        return sep.join(part for part in (claim_note(v, lang, psi), measured) if part)
     facts = sep.join(condition_text({"condition": c}, lang) for c in fact_conditions(v))
     return sep.join(part for part in (facts, values) if part)

@@ -8,6 +8,8 @@ from typing import Any
 
 from app.render.markdown import render_markdown
 from app.render.marks import MARKED, Mark, finish_html, locate, place
+from app.verification.numbers import human, unit_of
+from app.verification.refutation import refutation
 
 # verdict -> (zh, en, sign)
 VERDICT_LABELS = {"confirmed": ("已证实", "confirmed", "✓"), "refuted": ("被推翻", "refuted", "✗"),
@@ -53,39 +55,17 @@ def verdict_view(row: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ human units and marks in the text
 
 RATIO_HINTS = ("reduction(", " / ", ")/", "ratio")
+QUOTIENT = re.compile(r"\)\s*/\s*[A-Za-z_]")  # one quantity over another: a ratio, whatever they count
+# how a confirmed claim's value was obtained, the word its mark carries (Obsidian: "✓ measured")
+METHOD_WORDS = {"measured": ("实测", "measured"), "simulated": ("模拟", "simulated"),
+                "calculated": ("计算", "calculated"), "construction": ("按构造", "by construction")}
+HOLDS_AS_READ = ("按此理解成立", "holds as read")
 
 
 def _get(v: Any, name: str) -> Any:
     if isinstance(v, Mapping):
         return v.get(name, v.get("claim_id") if name == "claim_key" else None)
     return getattr(v, name, None)
-
-
-def sym_human(expr: str) -> str:
-    """A sympy expression as people write it: ``2*Psi*(N - 1)/N`` → ``2Ψ(N − 1)/N``."""
-    out = expr.replace("Psi", "Ψ").replace("oo", "∞")
-    out = re.sub(r"(\d)\*(?=[ΨA-Za-z(])", r"\1", out)
-    out = out.replace("Ψ*(", "Ψ(").replace(" - ", " − ").replace("*", "·")
-    return out
-
-
-def number_human(text: str, psi: float | None = None, ratio: bool = False) -> str:
-    """A measured number for people: bytes as multiples of Ψ (``15,875,472`` → ``16Ψ`` when Ψ = 992,217),
-    ratios with ``×`` and 3 significant digits, large counts with SI prefixes."""
-    try:
-        x = float(text.replace(",", ""))
-    except ValueError:
-        return text
-    if ratio:
-        return f"{x:.3g}×"
-    if psi and abs(x) >= psi / 4:
-        k = x / psi
-        if abs(k - round(k * 4) / 4) < 0.01:
-            k = round(k * 4) / 4
-            return "Ψ" if k == 1 else f"{k:g}Ψ"
-    if abs(x) >= 1e9:
-        return f"{x / 1e9:.3g} GB" if x >= 1e9 else f"{x:.3g}"
-    return f"{x:.4g}"
 
 
 def _first_relations(v: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -102,33 +82,31 @@ def _config_label(config: str) -> str:
 
 def _is_ratio(v: Any) -> bool:
     first = re.split(r"==|<=|>=|<|>", str(_get(v, "predicted") or "").lstrip("("), maxsplit=1)[0]
-    return any(h in first for h in RATIO_HINTS)
+    return (any(h in first for h in RATIO_HINTS) or bool(QUOTIENT.search(first))
+            or unit_of(str(_get(v, "asserts") or "")) == "ratio")
 
 
-def per_config(v: Any, psi: float | None = None) -> str:
-    """The measured value at each configuration, first relation only: ``N = 2: 1.6×, N = 4: 2.29×``."""
+def _unit(v: Any) -> str:
+    return unit_of(str(_get(v, "asserts") or _get(v, "predicted") or ""))
+
+
+def per_config(v: Any, psi: float | None = None, limit: int = 4, word: bool = False) -> str:
+    """The measured value at each configuration (the last ``limit``), first relation only, in the quantity's
+    unit (``word``: with the unit's English word, "680 elements"): ``N = 2: 1.6×, N = 4: 2.29×``."""
     evaluated = _first_relations(v)
     if not evaluated:
         measured = _get(v, "measured")
         return "" if isinstance(measured, str) else format_value(measured)
-    ratio = _is_ratio(v)
-    parts = [f"{_config_label(cfg)}: {number_human(str(rel.get('value', '')), psi, ratio)}"
+    ratio, unit = _is_ratio(v), _unit(v)
+    parts = [f"{_config_label(cfg)}: {human(str(rel.get('value', '')), unit, psi, ratio, word)}"
              for cfg, rel in evaluated if _config_label(cfg)]
-    return ", ".join(parts[:4])
+    return ", ".join(parts[:4][-limit:])
 
 
-def counterexample(v: Any, lang: str = "en") -> str:
-    """The refutation the judge derived (``16Ψ, not 14Ψ``), from the verdict's first counterexample."""
-    found = [c for c in (_get(v, "counterexamples") or []) if isinstance(c, Mapping)]
-    if not found:
-        return ""
-    c = found[0]
-    if not c.get("value"):  # a note, e.g. a measurement that disagrees with the ledger
-        return sym_human(str(c.get("text", "")).split("; ")[0])
-    at = str(c.get("at", ""))
-    where = f"{sym_human(at)}: " if at and at != "for every value" else ""
-    value, claimed = sym_human(str(c["value"])), sym_human(str(c.get("claimed", "")))
-    return f"{where}应为 {value}，不是 {claimed}" if lang == "zh" else f"{where}{value}, not {claimed}"
+def counterexample(v: Any, lang: str = "en", psi: float | None = None) -> str:
+    """The refutation in plain words (``16Ψ, not 14Ψ: the 2Ψ of gradients is missing``), at a
+    representative configuration, never a degenerate one (app.verification.refutation)."""
+    return refutation(v, lang, psi)
 
 
 _ZH_CONDITION = (("only as", "仅当"), ("only when", "仅当"), ("under the reading:", "按此理解："))
@@ -144,21 +122,26 @@ def condition_text(v: Any, lang: str) -> str:
 
 
 def claim_note(v: Any, lang: str, psi: float | None = None) -> str:
-    """What the mark next to a quote says: the correction (refuted), the condition with the value at each
-    measured configuration (conditional), the disagreement (mismatch); "" when confirmed."""
+    """What the mark next to a quote says, short: the correction (refuted: "16Ψ, not 14Ψ"), the facts the
+    claim holds under with the value at the largest measured configuration (conditional: "only as N → ∞;
+    N = 4: 2.29×"; a reading of the wording only: "holds as read", the reading in the claims list), the
+    disagreement (mismatch), how it was obtained (confirmed: "measured"; the page shows a quiet ✓)."""
+    from app.verification.learnable import fact_conditions  # learnable builds on this module
+
     kind = verdict_kind({"verdict": _get(v, "verdict")})
-    values = per_config(v, psi)
+    zh = lang == "zh"
     if kind == "refuted":
-        ce = counterexample(v, lang)
-        head = ("不成立" if lang == "zh" else "wrong") + (f"：{ce}" if lang == "zh" and ce else f": {ce}" if ce else "")
-        tail = ("；实测 " if lang == "zh" else "; measured ") + values if values else ""
-        return head + tail
+        return counterexample(v, lang, psi)
     if kind == "conditional":
-        cond = condition_text(v, lang)
-        return cond + (("；" if lang == "zh" else "; ") + values if values else "")
+        facts = [condition_text({"condition": c}, lang) for c in fact_conditions(v)]
+        if not facts:
+            return HOLDS_AS_READ[0 if zh else 1]
+        values = per_config(v, psi, limit=1, word=not zh)
+        return ("；" if zh else "; ").join([*facts, *([values] if values else [])])
     if kind in ("mismatch", "contradiction"):
         return str(_get(v, f"reason_{lang}") or _get(v, "reason_en") or "")[:200]
-    return ""
+    words = METHOD_WORDS.get(str(_get(v, "method") or ""))
+    return words[0 if zh else 1] if words else ""
 
 
 def marks_for(verdicts: Sequence[Any], lang: str, psi: float | None = None, link: bool = True) -> list[Mark]:
@@ -214,12 +197,37 @@ def mark_card(card: Any, verdicts: Sequence[Any], psi: float | None) -> None:
                 part.html[lang] = marked_html(text, marks, used)
 
 
+def _shown_relation(v: Any) -> tuple[str, Mapping[str, Any]] | None:
+    """(configuration, relation) a claims line states: the first that fails, else the last configuration's
+    first relation (the largest measured)."""
+    rows = [r for r in (_get(v, "evaluated") or []) if isinstance(r, Mapping) and r.get("relations")]
+    failing = [(str(r.get("config", "")), x) for r in rows for x in r["relations"] if x.get("holds") is False]
+    if failing:
+        return failing[0]
+    return (str(rows[-1].get("config", "")), rows[-1]["relations"][0]) if rows else None
+
+
+CLAIMED_WORDS = ("声称", "claimed")
+
+
 def claim_line(v: Any, lang: str, psi: float | None) -> dict[str, str]:
-    """One compact claims-section line: claimed vs measured in human units."""
+    """One compact claims-section line at one configuration, each number labelled: ``claimed`` (what the
+    text says there), ``measured`` (what the run found there), ``at`` (the configuration), ``how`` (measured,
+    simulated, calculated, by construction), ``note`` (the mark's words)."""
     kind = verdict_kind({"verdict": _get(v, "verdict")})
-    evaluated = _first_relations(v)
-    claimed = number_human(str(evaluated[0][1].get("claimed", "")), psi, _is_ratio(v)) if evaluated else ""
-    return {"kind": kind, "claimed": claimed, "measured": per_config(v, psi), "note": claim_note(v, lang, psi)}
+    zh = lang == "zh"
+    words = METHOD_WORDS.get(str(_get(v, "method") or ""), METHOD_WORDS["measured"])
+    out = {"kind": kind, "claimed": "", "measured": "", "at": "", "how": words[0 if zh else 1],
+           "claimed_word": CLAIMED_WORDS[0 if zh else 1], "note": claim_note(v, lang, psi)}
+    shown = _shown_relation(v)
+    if shown is not None:
+        config, rel = shown
+        unit, ratio = _unit(v), _is_ratio(v)
+        op = str(rel.get("op", "=="))
+        out["claimed"] = ("" if op == "==" else f"{op} ") + human(str(rel.get("claimed", "")), unit, psi, ratio)
+        out["measured"] = human(str(rel.get("value", "")), unit, psi, ratio, not zh)
+        out["at"] = _config_label(config)
+    return out
 
 
 def statement_coverage(source_text: str) -> tuple[int, int]:

@@ -14,14 +14,18 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.responses import Response
 
 from app.core.config import PROJECT_ROOT
+from app.render.markdown import render_inline
 
 TEMPLATES_DIR = PROJECT_ROOT / "templates"
 STATIC_DIR = PROJECT_ROOT / "app" / "static"
 
 templates = Jinja2Templates(directory=TEMPLATES_DIR)
+# a claim's quote, rendered as a card's text is (math as MathML, everything else escaped: never live markup)
+templates.env.filters["inline_markdown"] = lambda text: Markup(render_inline(str(text or "")))
 
 
 JSON_PREFIXES = ("/api", "/healthz", "/docs", "/redoc", "/openapi.json", "/static")

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
 from app.auth import security
+from app.auth.links import issue_link
 from app.auth.ratelimit import LoginLimiter
 from app.auth.users import create_user, login_for_token
 from app.core.db import make_engine
@@ -52,6 +53,12 @@ def clock(client: TestClient) -> Clock:
     clock = Clock()
     client.app.state.login_limiter = LoginLimiter(max_failures=5, window_s=600, clock=clock)  # type: ignore[attr-defined]
     return clock
+
+
+def _links(client: TestClient, *names: str) -> list[str]:
+    """A fresh one-time login link for each of ``names``."""
+    with Session(client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
+        return [issue_link(s, s.exec(select(User).where(User.username == name)).one()) for name in names]
 
 
 def _login(client: TestClient, username: str, password: str) -> httpx.Response:
@@ -105,8 +112,8 @@ def test_bad_links_never_lock_a_valid_link(client: TestClient, users: dict[str, 
         assert client.get("/login?token=x", follow_redirects=False).status_code == 401
     r = client.get("/login?token=x", follow_redirects=False)  # the same bad link a sixth time
     assert (r.status_code, r.headers["Retry-After"]) == (429, "600")
-    assert client.get(f"/login?token={users['alice']}", follow_redirects=False, headers=TYPED_URL).status_code == 303
-    assert client.get(f"/login?token={users['bob']}", follow_redirects=False, headers=TYPED_URL).status_code == 303
+    for link in _links(client, "alice", "bob"):
+        assert client.get(f"/login?token={link}", follow_redirects=False, headers=TYPED_URL).status_code == 303
     assert _login(client, "alice", PASSWORD).status_code == 303  # the password form is another key
     clock.now += 600
     assert client.get("/login?token=x", follow_redirects=False).status_code == 401
@@ -148,13 +155,14 @@ def test_tokens_never_reach_the_server_log(database_url: str, cards_dir: Path, t
     engine = make_engine(database_url)
     init_db(engine)
     with Session(engine) as s, s.begin():  # users exist: first start prints no admin link
-        _u, token = create_user(s, "alice", password=PASSWORD)
+        user, token = create_user(s, "alice", password=PASSWORD)
+        link = issue_link(s, user)
     engine.dispose()
     log = tmp_path / "server.log"
-    secrets = {"api token": token, "wrong token": "wrong-" + token[6:], "password": PASSWORD}
+    secrets = {"api token": token, "login link": link, "wrong token": "wrong-" + link[6:], "password": PASSWORD}
     with uvicorn_server(database_url, cards_dir, log_level="info", log_file=log) as base:
         with httpx.Client(base_url=base) as http:
-            r = http.get(f"/login?token={token}&next=/quiz/stats", headers=TYPED_URL)  # login by link → session cookie
+            r = http.get(f"/login?token={link}&next=/quiz/stats", headers=TYPED_URL)  # login by link → session cookie
             assert r.status_code == 303
             secrets["session cookie"] = r.cookies["proofdeck_session"]
             assert http.get("/quiz/stats", follow_redirects=False).status_code == 200

@@ -10,19 +10,33 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
+from app.auth.links import issue_link
 from app.auth.users import SESSION_COOKIE, create_user
+from app.models.user import User
 
 OURS = "http://testserver"
 
 
 @pytest.fixture
-def token(client: TestClient) -> str:
-    """alice's API token: the one a login link carries."""
+def api_token(client: TestClient) -> str:
+    """alice's API token."""
     with Session(client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
-        _user, api_token = create_user(s, "alice")
-    return api_token
+        _user, token = create_user(s, "alice")
+    return token
+
+
+def _link(client: TestClient) -> str:
+    """A fresh one-time login link for alice."""
+    with Session(client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
+        return issue_link(s, s.exec(select(User).where(User.username == "alice")).one())
+
+
+@pytest.fixture
+def token(client: TestClient, api_token: str) -> str:
+    """A login link's token for alice."""
+    return _link(client)
 
 
 def _me(client: TestClient) -> int:
@@ -67,18 +81,18 @@ def test_the_button_from_another_site_is_refused(client: TestClient, token: str)
     assert r.status_code == 401 and "Sign in as" not in r.text  # a bad link: refused before any page
 
 
-def test_a_typed_or_own_link_signs_in_directly(client: TestClient, token: str) -> None:
+def test_a_typed_or_own_link_signs_in_directly(client: TestClient, api_token: str) -> None:
     for fetch_site in ("none", "same-origin", " None "):
         client.cookies.clear()
-        r = client.get(f"/login?token={token}", headers={"Sec-Fetch-Site": fetch_site}, follow_redirects=False)
+        r = client.get(f"/login?token={_link(client)}", headers={"Sec-Fetch-Site": fetch_site}, follow_redirects=False)
         assert (r.status_code, r.headers["location"]) == (303, "/quiz"), fetch_site
         assert SESSION_COOKIE in r.cookies
         assert client.get("/api/users/me").json()["username"] == "alice"
 
 
-def test_an_api_token_as_the_session_cookie_is_refused(client: TestClient, token: str) -> None:
-    assert client.get("/api/users/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200  # cached
-    client.cookies.set(SESSION_COOKIE, token)
+def test_an_api_token_as_the_session_cookie_is_refused(client: TestClient, api_token: str, token: str) -> None:
+    assert client.get("/api/users/me", headers={"Authorization": f"Bearer {api_token}"}).status_code == 200  # cached
+    client.cookies.set(SESSION_COOKIE, api_token)
     assert _me(client) == 401  # the cached sign-in too
     assert client.get("/api/review/next").status_code == 401  # the hot routes' dependency (signed_in)
     client.cookies.clear()

@@ -12,10 +12,12 @@ import pytest
 from sqlmodel import Session, create_engine
 from typer.testing import CliRunner
 
+from app.auth.links import find_link
 from app.auth.users import user_for_token
 from app.cli.main import cli
 from app.core import served
 from app.core.config import settings
+from app.models.card import utcnow
 
 
 @pytest.fixture(autouse=True)
@@ -60,8 +62,9 @@ def test_link_names_the_served_port_and_logs_in(database_url: str) -> None:
     engine = create_engine(database_url)
     with Session(engine) as s:
         for link in (url, again):
-            user = user_for_token(s, link.split("token=")[1], kinds=("api",))
-            assert user is not None and user.username == "alice"
+            found = find_link(s, link.split("token=")[1], utcnow())
+            assert found is not None and found.user.username == "alice" and found.refusal is None
+            assert user_for_token(s, link.split("token=")[1]) is None  # a link is no API token
     engine.dispose()
 
 

@@ -15,6 +15,8 @@ from anki.import_export_pb2 import ImportAnkiPackageOptions
 
 from app.cards.schema import CardDoc, LangText
 from app.export.anki import FIELDS, field_html, inert, write_package
+from app.export.anki_drills import TYPED_FIELDS
+from app.items.drills import drill_keys
 from app.items.items import MISCONCEPTION_KINDS, pitfall_pairs
 from tests.export.test_handbook import live_markup
 
@@ -40,10 +42,17 @@ def note_by_key(col: Collection, key: str) -> Any:
     return col.get_note(ids[0])
 
 
+def computed_drills(docs: list[CardDoc]) -> int:
+    """The type-in notes: one per computed drill of each card."""
+    return sum(len(drill_keys(d.slug, [c.asserts for c in d.claims])) for d in docs)
+
+
 def items(docs: list[CardDoc], verdicts: dict[str, list[dict[str, object]]] | None = None) -> int:
-    """One note per review item: the card, its follow-ups, its pitfalls, its misconception drills."""
+    """One note per review item: the card, its follow-ups, its pitfalls, its misconception drills, its
+    computed drills."""
     drills = {slug: sum(v["verdict"] in MISCONCEPTION_KINDS for v in rows) for slug, rows in (verdicts or {}).items()}
-    return sum(1 + len(d.follow_ups) + len(pitfall_pairs(d)) + drills.get(d.slug, 0) for d in docs)
+    return sum(1 + len(d.follow_ups) + len(pitfall_pairs(d)) + drills.get(d.slug, 0) for d in docs) \
+        + computed_drills(docs)
 
 
 def test_package_imports_into_real_anki(deck: list[CardDoc], verdicts: dict[str, list[dict[str, object]]],
@@ -113,7 +122,8 @@ def test_no_live_markup_in_any_field(deck: list[CardDoc], verdicts: dict[str, li
             assert found.scripts == found.data_blocks == 0 and found.problems == [], value
             assert not re.search(r"<img|<iframe|<svg", value, re.I)
             checked += 1
-    assert checked == items(docs, verdicts) * len(FIELDS)
+    typed = computed_drills(docs)
+    assert checked == (items(docs, verdicts) - typed) * len(FIELDS) + typed * len(TYPED_FIELDS)
 
 
 def test_sound_and_tts_tags_in_card_text_stay_text() -> None:

@@ -90,7 +90,14 @@ def test_obsidian_marks_are_markdown_the_sr_parser_leaves_alone(bundled: tuple[l
     parsed = srplugin.parse_vault(files)
     seed_path = next(p for p, t in files.items() if "slug: zero-sharding" in t)
     seed = files[seed_path]
-    assert "通信逐级增加 **✗** *不成立" in seed and "**✓**" in seed and "**≈** *only as N → ∞" in seed
+    assert "通信逐级增加 **✗** *两者相等（都是 2Ψ(N − 1)/N），并非更多*" in seed
+    assert "**✓** *measured*" in seed and "**≈** *only as N → ∞; N = 4: 2.29×*" in seed
+    # a short mark per statement: no raw assertion, no escaped relation, no per-run list; the note shrank
+    # from 76 KB (a callout per verdict repeating the assertions) to a few tens of KB
+    for raw in ("==", "\\=", "\\:", "(claimed", "实测 N", "measured N"):
+        assert raw not in seed, raw
+    assert len(seed.encode()) < 30_000, len(seed.encode())
+    assert "> [!info]- 论断 · Claims (" in seed and "\n> - ✗ 单卡显存约为" in seed
     for doc in docs:
         path = next(p for p, t in files.items() if f"slug: {doc.slug}\n" in t)
         # exactly one multi-line card per follow-up, no cloze or inline card from a mark

@@ -135,14 +135,15 @@ def test_math_is_dollar_delimited_and_display_math_on_one_line(files: dict[str, 
 def test_pitfalls_and_verdicts_are_callouts(deck: list[CardDoc], verdicts: dict[str, list[dict[str, object]]],
                                             files: dict[str, str]) -> None:
     by_slug = notes_by_slug(files)
-    kinds = {"confirmed": "success", "refuted": "failure", "conditional": "warning", "unverifiable": "question"}
+    signs = {"confirmed": "✓", "refuted": "✗", "conditional": "≈", "unverifiable": "?"}
     for doc in deck:
         note = by_slug[doc.slug]
         assert "\n> [!warning] 常见陷阱 · Pitfalls\n> - " in note
-        callout = kinds[str(verdicts[doc.slug][0]["verdict"])]
-        assert re.search(rf"\n> \[!{callout}\] .* · memory-total\n", note)
+        sign = signs[str(verdicts[doc.slug][0]["verdict"])]
+        assert re.search(r"\n> \[!info\]- 论断 · Claims \(.*\)\n", note)
+        assert re.search(rf"\n> - {sign} ", note), doc.slug
     plain = notes_by_slug(vault_files(deck))
-    assert not any("[!success]" in n or "[!failure]" in n for n in plain.values())
+    assert not any("[!info]- 论断" in n for n in plain.values())
 
 
 def test_follow_ups_are_spaced_repetition_cards(files: dict[str, str], deck: list[CardDoc]) -> None:

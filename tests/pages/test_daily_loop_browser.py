@@ -14,6 +14,7 @@ import pytest
 from sqlmodel import Session
 
 from app.auth.users import create_user
+from tests.utils.accounts import new_link
 from tests.utils.srs_cards import make_card, write_deck
 
 pytestmark = pytest.mark.backend_agnostic("the loop's keys and labels in Chromium; "
@@ -41,6 +42,12 @@ def token(database_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def link(database_url: str, token: str) -> str:
+    """A one-time login link for tess (the API token does not sign a browser in)."""
+    return new_link(database_url, "tess")
+
+
+@pytest.fixture
 def api(live_server: str, token: str) -> Iterator[httpx.Client]:
     """The same learner through the API (Bearer token), for scripting and for checking what the page did."""
     with httpx.Client(base_url=live_server, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
@@ -53,10 +60,11 @@ def _counts(page: Any) -> dict[str, int]:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_intervals_undo_bury_suspend_history(live_server: str, token: str, api: httpx.Client, page: Any) -> None:
+def test_intervals_undo_bury_suspend_history(live_server: str, link: str, api: httpx.Client,
+                                            page: Any) -> None:
     from playwright.sync_api import expect
 
-    page.goto(f"{live_server}/login?token={token}")
+    page.goto(f"{live_server}/login?token={link}")
     front, kind = page.locator("#front"), page.locator("#kind")
     expect(page.locator("#count-new")).to_have_text("6")
     expect(front).to_contain_text("alpha title")
@@ -128,7 +136,7 @@ def test_intervals_undo_bury_suspend_history(live_server: str, token: str, api: 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_counts_equal_on_quiz_stats_and_api_after_a_scripted_day(live_server: str, token: str, api: httpx.Client,
+def test_counts_equal_on_quiz_stats_and_api_after_a_scripted_day(live_server: str, link: str, api: httpx.Client,
                                                                  page: Any) -> None:
     from playwright.sync_api import expect
 
@@ -141,7 +149,7 @@ def test_counts_equal_on_quiz_stats_and_api_after_a_scripted_day(live_server: st
 
     from_api = api.get("/api/review/stats").json()["counts"]
     assert {k: from_api[k] for k in expected} == expected
-    page.goto(f"{live_server}/login?token={token}")
+    page.goto(f"{live_server}/login?token={link}")
     expect(page.locator("#count-new")).to_have_text("1")
     assert _counts(page) == expected
     assert int(page.locator("#due-left").inner_text()) == sum(expected.values())
@@ -151,11 +159,11 @@ def test_counts_equal_on_quiz_stats_and_api_after_a_scripted_day(live_server: st
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_topic_and_card_study_sessions_schedule_nothing(live_server: str, token: str, api: httpx.Client,
+def test_topic_and_card_study_sessions_schedule_nothing(live_server: str, link: str, api: httpx.Client,
                                                         page: Any) -> None:
     from playwright.sync_api import expect
 
-    page.goto(f"{live_server}/login?token={token}")
+    page.goto(f"{live_server}/login?token={link}")
     page.goto(f"{live_server}/")
     page.locator("a.study-topic").first.click()
     expect(page.locator("#study-cards li")).to_have_count(3)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.utils.accounts import new_user_token
+from tests.utils.accounts import new_link, new_user_link
 
 pytestmark = pytest.mark.backend_agnostic("the login link's page is chosen from request headers; the token "
                                           "lookup runs on both backends in tests/auth")
@@ -21,7 +21,7 @@ EVIL = "http://evil.example"
 def test_a_link_from_another_site_asks_first(live_server: str, database_url: str, page: Any) -> None:
     from playwright.sync_api import expect
 
-    link = f"{live_server}/login?token={new_user_token(database_url, 'mallory')}&next=/quiz/stats"
+    link = f"{live_server}/login?token={new_user_link(database_url, 'mallory')}&next=/quiz/stats"
     page.route(f"{EVIL}/**", lambda route: route.fulfill(content_type="text/html",
                                                          body=f'<a id="go" href="{link}">free flashcards</a>'))
     page.goto(f"{EVIL}/")
@@ -35,6 +35,10 @@ def test_a_link_from_another_site_asks_first(live_server: str, database_url: str
     assert page.request.get(f"{live_server}/api/users/me").json()["username"] == "mallory"
 
     page.context.clear_cookies()
-    page.goto(link)  # typed or pasted: signs in at once
+    page.goto(link)  # a link signs in once: spent by the button
+    expect(page.get_by_text("This login link has already been used")).to_be_visible()
+    assert page.request.get(f"{live_server}/api/users/me").status == 401
+    fresh = new_link(database_url, "mallory")
+    page.goto(f"{live_server}/login?token={fresh}&next=/quiz/stats")  # typed or pasted: signs in at once
     expect(page).to_have_url(f"{live_server}/quiz/stats")
     assert page.request.get(f"{live_server}/api/users/me").json()["username"] == "mallory"

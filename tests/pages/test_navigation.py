@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from tests.utils.fetch_site import TYPED_URL
 
@@ -32,7 +33,8 @@ def test_header_links_for_anonymous_and_signed_in(client: TestClient, path: str)
     assert all(link in nav for link in FOR_ALL) and not any(link in nav for link in SIGNED_IN_ONLY)
     assert f'href="/login?next={path}"' in nav
     with Session(client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
-        _user, token = create_user(s, "nina")
+        user, _api_token = create_user(s, "nina")
+        token = issue_link(s, user)
     assert client.get(f"/login?token={token}", follow_redirects=False, headers=TYPED_URL).status_code == 303
     nav = _nav(client.get(path).text)
     assert all(link in nav for link in SIGNED_IN_ONLY + FOR_ALL)

@@ -75,7 +75,9 @@ def test_card_page_renders_every_part(read_client: TestClient) -> None:
         assert heading in html
     assert html.count('<div class="lang-block lang-zh" lang="zh">') == html.count(
         '<div class="lang-block lang-en" lang="en">')
-    assert html.count("<math ") == 6  # derivation zh + en, the follow-up answer's m and v, the claim zh + en
+    # derivation zh + en, the follow-up answer's m and v, the claim zh + en, and the claims list's one-line quote
+    # zh + en (math rendered there too, not raw TeX)
+    assert html.count("<math ") == 8
     assert '<span class="difficulty difficulty-easy">easy</span>' in html
     assert '<a href="/?tag=zero">zero</a>' in html
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.items import drills
 from app.models import DrillShowing
@@ -36,7 +37,8 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            _user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
         page.goto(f"{live_server}/login?token={token}")
         assert page.url == f"{live_server}/quiz"
         due = page.locator("#due-left")

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.models import ReviewItem, ReviewLog
 from app.srs.scheduler import now_utc, to_db
@@ -29,7 +30,8 @@ def test_heatmap_and_charts_at_390px(live_server: str, database_url: str, browse
     per_day = {0: 3, 1: 1, 9: 12, 200: 5}  # days ago -> reviews
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "hana")
+            user, _api_token = create_user(s, "hana")
+            token = issue_link(s, user)
             item = s.exec(select(ReviewItem)).first()
             assert item is not None and item.id is not None
             for ago, n in per_day.items():

@@ -1,5 +1,6 @@
 """A drill in Chromium, English only: an ambiguous "1,234" is asked about in English, the question goes away
-on the next answer, and a decimal comma ("16,640625"-style) is graded right."""
+on the next answer, a decimal comma ("16,640625"-style) is graded right, and the right number in a wrong unit
+is wrong with feedback naming the unit."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.items import drills
 from app.models import DrillShowing, UserSettings
@@ -32,7 +34,8 @@ def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> 
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
             prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
             prefs.language = "en"
         page.goto(f"{live_server}/login?token={token}")
@@ -72,7 +75,8 @@ def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_serve
     engine = make_engine(database_url)
     try:
         with Session(engine) as s, s.begin():
-            user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
             s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
         page.goto(f"{live_server}/login?token={token}")
         kind, front = page.locator("#kind"), page.locator("#front")
@@ -104,5 +108,53 @@ def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_serve
         assert front.inner_text() != numbers  # the next drill, new numbers
         log = page.request.get(f"{live_server}/api/review/log").json()["data"][0]
         assert log["correct"] is False and log["rating"] == 3 and log["typed_answer"] == "0.000001"
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.browser
+def test_the_right_number_in_a_wrong_unit_is_wrong_and_the_feedback_names_the_unit(
+        live_server: str, database_url: str, page: Any) -> None:
+    """"28.06 TB" for a 28.06 GB answer: graded wrong, and the verdict says what was written and what it
+    amounts to; the same amount written in another unit of data ("0.02806 TB") is right."""
+    from playwright.sync_api import expect
+
+    from app.core.db import make_engine
+
+    slip = {"GB": ("TB", 1e-3), "MB": ("GB", 1e-3), "ms": ("s", 1e-3), "GiB": ("GB", 1.073741824)}
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as s, s.begin():
+            user, _api = create_user(s, "una")
+            token = issue_link(s, user)
+            s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one().language = "en"
+        page.goto(f"{live_server}/login?token={token}")
+        kind = page.locator("#kind")
+        expect(kind).not_to_have_text("")
+        if "drill" not in kind.inner_text():  # the card itself comes first
+            expect(page.locator("#reveal")).to_be_visible()
+            page.keyboard.press("Space")
+            page.keyboard.press("3")
+        expect(kind).to_contain_text("drill")
+        with Session(engine) as s:
+            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
+        assert showing is not None
+        unit, answer = drills.unit(showing.params), drills.answer(showing.params)
+        assert unit in slip, unit
+        other, factor = slip[unit]
+        page.locator("#typed-answer").fill(f"{answer:.6g} {other}")
+        page.keyboard.press("Enter")
+        verdict = page.locator("#verdict")
+        expect(verdict).to_contain_text("Not quite")
+        expect(verdict).to_contain_text(f"you wrote {other}; {answer:,.6g} {other} is")
+        page.keyboard.press("1")  # keep Again
+        expect(verdict).to_be_hidden()
+        expect(kind).to_contain_text("drill")
+        with Session(engine) as s:
+            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
+        assert showing is not None
+        page.locator("#typed-answer").fill(f"{drills.answer(showing.params) * factor:.8g} {other}")
+        page.keyboard.press("Enter")
+        expect(verdict).to_contain_text("✓ Correct")
     finally:
         engine.dispose()

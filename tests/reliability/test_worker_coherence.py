@@ -17,6 +17,7 @@ import pytest
 from sqlmodel import Session
 
 from app.auth import cache
+from app.auth.links import issue_link
 from app.auth.users import create_user
 from app.core.db import make_engine
 from app.models.migrate import init_db
@@ -32,7 +33,8 @@ def test_changes_through_one_process_reach_the_other(database_url: str, cards_di
     engine = make_engine(database_url)
     init_db(engine)
     with Session(engine) as s, s.begin():
-        _user, token = create_user(s, "ada")
+        user, token = create_user(s, "ada")
+        link = issue_link(s, user)
     engine.dispose()
     bearer = {"Authorization": f"Bearer {token}"}
     with uvicorn_server(database_url, cards_dir) as a, uvicorn_server(database_url, cards_dir) as b, \
@@ -58,7 +60,7 @@ def test_changes_through_one_process_reach_the_other(database_url: str, cards_di
                      changed_at)
 
         # a web session ended through A (logout): B refuses it
-        login = ca.get(f"/login?token={token}", follow_redirects=False, headers=TYPED_URL)
+        login = ca.get(f"/login?token={link}", follow_redirects=False, headers=TYPED_URL)
         assert login.status_code == 303, login.text
         session_cookie = {"cookie": "; ".join(f"{k}={v}" for k, v in login.cookies.items())}
         assert cb.get("/api/review/next", headers=session_cookie).status_code == 200  # B caches it

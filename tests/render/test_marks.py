@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.render.markdown import render_markdown
-from app.render.marks import Mark, finish_html, finish_markdown, locate, place
+from app.render.marks import Mark, escape_note, finish_html, finish_markdown, locate, place
 from tests.utils.html import assert_safe
 from tests.utils.xss import PAYLOADS
 
@@ -68,3 +68,25 @@ def test_obsidian_marks_are_plain_markdown_with_the_plugin_syntax_escaped() -> N
     for syntax in ("::", "==", "%%", "[["):
         assert syntax not in out
     assert "\\#tag" in out  # not a tag
+
+
+def test_one_mark_per_phrase_the_decisive_verdict_with_the_other_as_a_link() -> None:
+    """Two claims whose quotes end at the same words (the seed's "通信量显著增加（约 1.5 倍）", quoted alone by a
+    confirmed claim and as the end of a refuted sentence): one note, the refutation, and a link to the other."""
+    text = "ZeRO-3 反向后丢弃，通信量显著增加（约 1.5 倍）。ZeRO-1 省显存，通信不变。"
+    marks = [Mark("ok", "confirmed", "通信量显著增加（约 1.5 倍）", "", "#claim-ok"),
+             Mark("bad", "refuted", "ZeRO-3 反向后丢弃，通信量显著增加（约 1.5 倍）", "L = 10: 应为 10，不是 0",
+                  "#claim-bad"),
+             Mark("own", "conditional", "ZeRO-1 省显存", "仅当 N → ∞", "#claim-own")]
+    html = finish_html(render_markdown(place(text, marks)), marks)
+    assert html.count('class="claim-note ') == 2 and "claim-note-confirmed" not in html
+    assert 'class="claim-also claim-also-confirmed" data-claim="ok" href="#claim-ok"' in html
+    assert html.index("claim-note-refuted") < html.index("claim-also") < html.index("。")
+    assert "claim-note-conditional" in html  # a quote ending elsewhere keeps its own note
+    md = finish_markdown(place(text, marks), marks)
+    assert md.count("**✓**") == 0 and md.count("**✗**") == 1 and "*L = 10: 应为 10，不是 0*" in md
+
+
+def test_obsidian_words_are_escaped_only_where_they_would_be_syntax() -> None:
+    assert escape_note("N = 2: 10, not 0") == "N = 2: 10, not 0"  # no `N \= 2\:` any more
+    assert escape_note("a::b ==c== [[d]] #e") == "a:\\:b =\\=c=\\= \\[\\[d\\]\\] \\#e"

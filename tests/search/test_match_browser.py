@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.utils.accounts import new_user_token
+from tests.utils.accounts import new_user_link
 
 
 @pytest.mark.browser
@@ -27,7 +27,7 @@ def test_search_box_ranks_and_quiz_paste_box_studies(live_server: str, database_
     marks = first.locator(".snippet mark")
     assert marks.count() >= 1 and any(t in marks.first.inner_text() for t in ("ZeRO", "通信"))
 
-    token = new_user_token(database_url, "paula")
+    token = new_user_link(database_url, "paula")
     page.goto(f"{live_server}/login?token={token}")
     assert page.url == f"{live_server}/quiz"
     page.wait_for_load_state("networkidle")  # quiz.js has fetched and shown its item (it may move the focus)

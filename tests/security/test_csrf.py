@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
+from app.auth.links import issue_link
 from app.auth.users import SESSION_COOKIE, create_user
 from app.models.user import User, UserSettings
 from app.verification.store import start_run
@@ -41,6 +42,11 @@ class Site:
             assert user.id is not None
             return user.id
 
+    def link(self) -> str:
+        """A fresh one-time login link for boss (each request may spend one)."""
+        with Session(self.client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
+            return issue_link(s, s.exec(select(User).where(User.username == "boss")).one())
+
     def handbook_file(self) -> dict[str, Any]:
         """An empty reviews file of this site's deck, anyone's (exported without --user)."""
         from app.models.deck import deck_id
@@ -59,7 +65,7 @@ class Site:
             ("POST", "/api/review/import/obsidian"): {"json": {"notes": {}}},
             ("POST", "/api/review/import/handbook"): {"json": self.handbook_file()},
             ("POST", "/login"): {"data": {"username": "boss", "password": PASSWORD}},
-            ("POST", "/login/link"): {"data": {"token": self.bearer}},  # the "Sign in as NAME" button
+            ("POST", "/login/link"): {"data": {"token": self.link()}},  # the "Sign in as NAME" button
             ("POST", "/quiz/settings"): {"data": {"desired_retention": "0.85", "new_per_day": "9",
                                                   "language": "zh", "reviews_per_day": "150"}},
             ("POST", "/api/review/undo"): {"json": {"idempotency_key": f"undo-{self.victims}"}},

@@ -73,6 +73,7 @@ def click_around(page: Any, dialogs: list[str], where: str) -> None:
 @pytest.mark.slow
 def test_pages_and_quiz_run_no_card_script(live_server: str, database_url: str,
                                            hostile_page: tuple[Any, list[str]], tmp_path: Path) -> None:
+    from app.auth.links import issue_link
     from app.auth.users import create_user
     from app.core.db import make_engine
     from app.export.deck import load_docs, load_verdicts
@@ -85,7 +86,8 @@ def test_pages_and_quiz_run_no_card_script(live_server: str, database_url: str,
         with Session(engine) as s:
             store_report(s, hostile_report([hostile_card(ALL)]))
         with Session(engine) as s, s.begin():
-            _user, token = create_user(s, "tess")
+            user, _api_token = create_user(s, "tess")
+            token = issue_link(s, user)
         with Session(engine) as s:
             handbook = tmp_path / "handbook.html"
             handbook.write_text(render_handbook(load_docs(s), load_verdicts(s)), encoding="utf-8")

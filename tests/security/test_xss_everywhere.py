@@ -59,11 +59,11 @@ class Site:
     client: TestClient  # logged in (session cookie) as "tess"
     docs: list[CardDoc]
     user_id: int
-    token: str
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    from app.auth.links import issue_link
     from app.auth.users import create_user
     from app.main import create_app
     from app.verification.store import store_report
@@ -77,11 +77,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             with Session(app.state.engine) as s:
                 store_report(s, hostile_report(docs[:-1]))
             with Session(app.state.engine) as s, s.begin():
-                user, token = create_user(s, "tess")
+                user, _api_token = create_user(s, "tess")
                 user_id = user.id
+                token = issue_link(s, user)
             assert user_id is not None
             assert client.get(f"/login?token={token}", headers=TYPED_URL).url.path == "/quiz"
-            yield Site(client, docs, user_id, token)
+            yield Site(client, docs, user_id)
         app.state.engine.dispose()
 
 
@@ -385,7 +386,12 @@ def test_login_next_never_leaves_the_site(site: Site, target: str) -> None:
     assert_inert(page.text, "login", allowed=PAGE_ELEMENTS | {
         element("form", method="post", action="/login", class_="stack")})
     assert 'href="/quiz"' in page.text and 'name="next" value="/quiz"' in page.text
-    r = site.client.get("/login", params={"token": site.token, "next": target}, follow_redirects=False,
+    from app.auth.links import issue_link
+    from app.models.user import User
+
+    with Session(site.client.app.state.engine) as s, s.begin():  # type: ignore[attr-defined]
+        link = issue_link(s, s.get_one(User, site.user_id))  # a link signs in once
+    r = site.client.get("/login", params={"token": link, "next": target}, follow_redirects=False,
                         headers=TYPED_URL)
     assert r.headers["location"] == "/quiz"
 

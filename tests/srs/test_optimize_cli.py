@@ -26,7 +26,7 @@ from tests.utils.srs_cards import make_card, write_deck
 def test_user_add_prints_a_token_once_and_stores_its_hash(engine: Engine, database_url: str) -> None:
     result = CliRunner().invoke(cli, ["user", "add", "dana", "--admin", "--database-url", database_url])
     assert result.exit_code == 0, result.output
-    token = result.output.split("(shown once):")[1].split()[0]
+    token = result.output.split("\napi token: ")[1].split()[0]  # its own labelled line
     with Session(engine) as s:
         user = user_for_token(s, token)
         assert user is not None and user.username == "dana" and user.is_admin

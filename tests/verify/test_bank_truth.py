@@ -12,11 +12,12 @@ from tests.utils.bankscore import BANK, score_folder, squash
 FOLDERS = sorted(p.name for p in BANK.iterdir() if p.is_dir())
 # the share of planted mistakes each set must keep flagged: the issue's 90 % on dev, heldout and heldout2
 # (heldout2, written by someone who had not seen the judges, measured 15 / 17 when first scored; the judges of
-# names defined twice and of examples a factor apart flag all 17). heldout3, also written blind, measured 11 / 16
-# with 3 false alarms when first scored and 12 / 16 with none after the readings it showed wrong were fixed; its
-# four misses need knowledge no code here produces (an A100's peak, Switch Transformer's top-1) or a formula
-# written once under other words: a regression guard at that level, not the aim
-FLOOR = {"dev": 0.9, "heldout": 0.9, "heldout2": 0.9, "heldout3": 0.75}
+# names defined twice and of examples a factor apart flag all 17). heldout3 and heldout4, also written blind,
+# measured 11 / 16 and 12 / 18 (3 false alarms each) when first scored, 13 / 16 and 14 / 18 with none after the
+# readings they showed wrong were fixed; their misses need knowledge no code here produces (an A100's peak, PCIe
+# Gen4's bandwidth, Switch Transformer's top-1) or are a formula written once under other words or conventions:
+# regression guards at that level, not the aim
+FLOOR = {"dev": 0.9, "heldout": 0.9, "heldout2": 0.9, "heldout3": 0.8, "heldout4": 0.75}
 
 
 @pytest.mark.parametrize("folder", FOLDERS)

@@ -65,3 +65,39 @@ def test_a_rate_worked_out_near_a_format_name_is_no_fact() -> None:
     judged = judge_text(text)
     assert problems(judged) == []
     assert not any(v.judge == "fact" for v in judged.verdicts)
+
+
+def test_a_number_times_one_symbol_is_a_product_and_a_near_miss_of_a_known_formula_is_refuted() -> None:
+    text = card(("注意力分数项是 5 × a × s × b 字节", "the attention-score term is 5 × a × s × b bytes"))
+    judged = judge_text(text)
+    assert problems(judged) == [("en", "5 × a × s × b"), ("zh", "5 × a × s × b")]
+    assert all(v.judge == "formula" and "5*a*b*s**2" in v.detail for v in judged.problems())
+    assert problems(judge_text(text.replace("× s ×", "× s² ×"))) == []
+    assert [s.text for f in read("costs 1.5× a lot more") for s in f.sides] == ["1.5×"]
+
+
+def test_a_size_over_a_bandwidth_is_a_time_and_a_wrong_one_is_refuted() -> None:
+    text = card(("M = 8 KB 时 8 KB ÷ 50 GB/s = 0.16 µs，50 GB/s × 20 ms = 1 GB",
+                 "for M = 8 KB, 8 KB ÷ 50 GB/s = 0.16 µs, and 50 GB/s × 20 ms = 1 GB"))
+    judged = judge_text(text)
+    assert problems(judged) == []
+    assert {v.verdict for v in judged.verdicts if "÷" in v.text or "20 ms" in v.text} == {"confirmed"}
+    wrong = judge_text(text.replace("0.16 µs", "0.16 ms"))
+    assert problems(wrong) == [("en", "8 KB ÷ 50 GB/s = 0.16 ms"), ("zh", "8 KB ÷ 50 GB/s = 0.16 ms")]
+
+
+def test_a_letter_glued_to_a_number_is_no_count_of_it() -> None:
+    """"4α/2.125": α is no word a number counts ("7B params"), and dropping it made 4/2.125 ≈ 9.41 "wrong"."""
+    text = card(("令 7α + 7/8 · Mβ = 3α + 3Mβ，得 Mβ = 4α/2.125 ≈ 9.41 µs",
+                 "setting 7α + 7/8 · Mβ = 3α + 3Mβ gives Mβ = 4α/2.125 ≈ 9.41 µs"))
+    assert problems(judge_text(text)) == []
+
+
+def test_a_difference_between_formats_is_no_property_and_plus_minus_is_a_formats_range() -> None:
+    text = card(("E4M3 (±448) 比 E5M2 (±57344) 多 1 位尾数", "E4M3 (±448) has 1 more mantissa bit than E5M2 (±57344)"))
+    judged = judge_text(text)
+    assert problems(judged) == []
+    assert {v.verdict for v in judged.verdicts if v.text in ("448", "57344")} == {"confirmed"}
+    swapped = judge_text(text.replace("57344", "448"))  # E5M2 given E4M3's range
+    assert problems(swapped) == [("en", "448"), ("zh", "448")]
+    assert all("E5M2" in v.detail and "57344" in v.detail for v in swapped.problems())

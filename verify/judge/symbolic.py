@@ -177,13 +177,21 @@ def symbolic(parsed: Parsed) -> Outcome | None:
     return _symbolic(parsed.source)
 
 
-@lru_cache(maxsize=1024)
-def _symbolic(source: str) -> Outcome | None:
-    parsed = parse(source)
-    outs = []
+def ledger_relations(parsed: Parsed) -> list[tuple[str, sp.Expr, sp.Expr, sp.Expr]] | None:
+    """(op, lhs, rhs, tolerance) of each relation on the ledger (None when a quantity is measured only); the
+    web app words refutations from it (app.verification.refutation)."""
+    out = []
     for rel in parsed.relations:
         lhs, rhs = ledger_expr(parsed, rel.lhs), ledger_expr(parsed, rel.rhs)
         if lhs is None or rhs is None:
             return None
-        outs.append(_equal(lhs, rhs) if rel.op == "==" else _order(rel.op, lhs, rhs, rel.tol))
-    return combine(outs)
+        out.append((rel.op, lhs, rhs, rel.tol))
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _symbolic(source: str) -> Outcome | None:
+    rels = ledger_relations(parse(source))
+    if rels is None:
+        return None
+    return combine([_equal(lhs, rhs) if op == "==" else _order(op, lhs, rhs, tol) for op, lhs, rhs, tol in rels])

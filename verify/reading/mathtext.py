@@ -166,11 +166,25 @@ class _Parser:
         raise ValueError(f"unexpected {t.text!r}")
 
 
+_RATES = {"bytes/s": "bytes", "FLOP/s": "FLOP"}  # a rate is its amount per second
+
+
 def _combine(a: dict[str, int], b: dict[str, int], sign: int) -> dict[str, int]:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = out.get(k, 0) + sign * v
-    return {k: v for k, v in out.items() if v}
+    """The kinds of a product (``sign`` 1) or quotient (−1), rates taken apart and put back together:
+    8 KB ÷ 50 GB/s is seconds, 50 GB/s × 20 ms is bytes, 1 GB ÷ 1 s is bytes/s."""
+    out: dict[str, int] = {}
+    for kinds, times in ((a, 1), (b, sign)):
+        for k, v in kinds.items():
+            if k in _RATES:
+                out[_RATES[k]] = out.get(_RATES[k], 0) + times * v
+                out["seconds"] = out.get("seconds", 0) - times * v
+            else:
+                out[k] = out.get(k, 0) + times * v
+    out = {k: v for k, v in out.items() if v}
+    for rate, amount in _RATES.items():
+        if out == {amount: 1, "seconds": -1}:
+            return {rate: 1}
+    return out
 
 
 def _mantissa(tok: Tok | None) -> sp.Rational | None:
@@ -215,9 +229,9 @@ def _runs(toks: list[Tok], symbols: dict[str, sp.Symbol]) -> list[list[Tok]]:
                                                                                                           "word")))))
         if mathy:
             runs[-1].append(t)
-        elif t.kind == "word" and k > 0 and toks[k - 1].kind == "atom" and k + 1 < len(toks) and \
+        elif t.kind == "word" and t.gap and k > 0 and toks[k - 1].kind == "atom" and k + 1 < len(toks) and \
                 toks[k + 1].kind == "op" and toks[k + 1].text in "×*/·":
-            continue  # what a number counts, inside a product: "7B params × 2 bytes"
+            continue  # what a number counts, inside a product: "7B params × 2 bytes" (but 4α/2 is no count)
         elif runs[-1]:
             runs.append([])
     return [r for r in runs if any(t.kind in ("atom", "psi") or t.kind == "word" for t in r)]

@@ -116,6 +116,7 @@ def _number(num: str, sci: str | None) -> tuple[sp.Rational, int, sp.Rational]:
 def tokens(text: str) -> list[Tok]:
     """Numbers with what follows them (a scale, a unit, %, ×, Ψ) merged into one atom token. A number glued to
     the letters before it is part of a name (ZeRO-3, E4M3, fp16, H100), not a statement."""
+    text = text.replace("\u00b5", "\u03bc")  # the micro sign µ as the Greek μ (µs is μs): the same length
     raw = list(_TOKEN.finditer(text))
     out: list[Tok] = []
     i, gap = 0, True
@@ -253,8 +254,8 @@ def _split_symbols(toks: list[Tok]) -> list[Tok]:
 
 
 def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
-    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "160 × sbh = 2.5 GiB": then
-    × multiplies, it is no "34×" multiplier; "1.5× the cost" is one)."""
+    """A number, Ψ, a parenthesis, or a product of symbols in math ("34 × sbh / 8", "5 × a × s × b",
+    "160 × sbh = 2.5 GiB": then × multiplies, it is no "34×" multiplier; "1.5× the cost" is one)."""
     while k < len(raw) and raw[k].lastgroup == "space":
         k += 1
     if k < len(raw) and raw[k].lastgroup == "word" and _symbol_product(raw[k].group(0)):
@@ -268,6 +269,6 @@ def _followed_by_operand(raw: list[re.Match[str]], k: int) -> bool:
 def _symbol_product(word: str) -> bool:
     from verify.known.vocabulary import SYMBOLS
 
-    return 2 <= len(word) <= 5 and all(c in SYMBOLS for c in word)
+    return 1 <= len(word) <= 5 and all(c in SYMBOLS for c in word)
 
 

@@ -1,8 +1,12 @@
 """``/api/export``: the Obsidian vault as a zip (as exported, or merged with the client's notes so the reviews
-done in Obsidian stay), the offline handbook. One card as an Obsidian note is ``GET /api/cards/{slug}.md``
-(``app/api/routes/cards.py``)."""
+done in Obsidian stay), the offline handbook, the Anki package. One card as an Obsidian note is
+``GET /api/cards/{slug}.md`` (``app/api/routes/cards.py``)."""
 
 from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
@@ -10,6 +14,7 @@ from app.api.deps import OptionalUser, ReviewEngineDep, SessionDep
 from app.api.downloads import disposition
 from app.api.errors import errors
 from app.api.vault_notes import VaultNotes
+from app.export.anki import write_package
 from app.export.deck import load_docs, load_verdicts
 from app.export.handbook import render_handbook
 from app.export.obsidian import vault_files, vault_zip
@@ -57,3 +62,17 @@ def handbook_html(session: SessionDep, engine: ReviewEngineDep, user: OptionalUs
     html = render_handbook(docs, load_verdicts(session), study=study)
     return Response(html, media_type="text/html; charset=utf-8",
                     headers=disposition("attachment", "proofdeck-handbook.html"))
+
+
+@router.get("/anki.apkg", response_class=Response, tags=["exports"],
+            responses={200: {"content": {"application/octet-stream": {}}}, **errors(422)})
+def anki_package(session: SessionDep,
+                 lang: Literal["both", "zh", "en"] = Query("both", description="The notes' language: zh, en, or "
+                                                                                "both on every note.")) -> Response:
+    """The Anki package (File → Import): a subdeck per module, drills as type-in notes, in ``lang``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "proofdeck.apkg"
+        write_package(load_docs(session), path, load_verdicts(session), lang=lang)
+        data = path.read_bytes()
+    return Response(data, media_type="application/octet-stream",
+                    headers=disposition("attachment", f"proofdeck-{lang}.apkg"))

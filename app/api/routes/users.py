@@ -95,9 +95,9 @@ def delete_user(user_id: IdPath, admin: AdminUser, request: Request, session: Se
         if user is None:
             raise HTTPException(404, detail=f"user {user_id} not found")
         from app.models.review import DrillShowing, ItemState, ReviewLog
-        from app.models.user import ApiToken, UserSettings
+        from app.models.user import ApiToken, LoginLink, UserSettings
 
-        for table in (ApiToken, UserSettings, ItemState, ReviewLog, DrillShowing):
+        for table in (ApiToken, LoginLink, UserSettings, ItemState, ReviewLog, DrillShowing):
             for row in s.exec(select(table).where(table.user_id == user_id)):
                 s.delete(row)
         s.flush()

@@ -94,9 +94,14 @@ _RANGE = re.compile(r"[\[(（]\s*([-−]?[\d.,^×\-−]+)\s*[,，]\s*([-−]?[\d
 _TRIPLE = re.compile(r"[(（]\s*1\s*[,，]\s*(\d+)\s*[,，]\s*(\d+)\s*[)）]")
 
 
+_COMPARED = re.compile(r"(?:多|少|more|fewer|extra|an extra)\s*$")
+_MORE = re.compile(r"\s*(?:more|fewer|extra|additional)\b")
+_PLUS_MINUS = re.compile(r"±\s*$")
+
+
 def _position(text: str, span: tuple[int, int]) -> str | None:
-    """The property a number's place says: a range "[−128, 127]" (its ends are the smallest and largest value), a
-    (sign, exponent, mantissa) triple "(1, 8, 7)" (bit counts)."""
+    """The property a number's place says: a range "[−128, 127]" (its ends are the smallest and largest value) or
+    "±448" (the largest), a (sign, exponent, mantissa) triple "(1, 8, 7)" (bit counts)."""
     for m in _TRIPLE.finditer(text):
         if m.start(1) <= span[0] < m.end(1):
             return "exponent_bits"
@@ -107,7 +112,7 @@ def _position(text: str, span: tuple[int, int]) -> str | None:
             return "min"
         if m.start(2) <= span[0] < m.end(2):
             return "max"
-    return None
+    return "max" if _PLUS_MINUS.search(text, 0, span[0]) else None  # "E5M2 (±57344)": its range
 
 
 _LIST_ITEM = re.compile(r"\s*(?:[,，、;；]|and|和|与)?\s*[A-Za-z][\w.]*\s*[=＝:]\s*[-−]?[\d.,^×]+\s*")
@@ -155,6 +160,7 @@ def check(st: Statement) -> Finding | None:
     if span is None:
         return None
     text = st.unit.text
+    sure = False  # the number's place says what it is ("±448"): no closeness to the truth asked
     if st.unit.kind == "row" and st.unit.header:
         cells, heads = text.split("|"), st.unit.header.split("|")
         col = text[:span[0]].count("|")
@@ -164,6 +170,9 @@ def check(st: Statement) -> Finding | None:
         fmt = _subject(text, span[0])
         start = _start(st, span)
         fact = _position(text, span) or _context(text, start, span[1]) or _lead_in(text, span)
+        sure = bool(_PLUS_MINUS.search(text, 0, span[0]))
+        if _COMPARED.search(text[max(0, start - 4):start]) or _MORE.match(text, span[1]):
+            return None  # "多 1 位尾数", "1 more mantissa bit": a difference between formats, no property
     if fmt is None:
         return None
     if fact is None:
@@ -171,7 +180,8 @@ def check(st: Statement) -> Finding | None:
     if side.dims == (("bytes", 1),) and (fact.endswith("_bits") or fact == "bits") and side.unit and \
             "bit" in str(units.unit(side.unit)):
         value *= 8  # "7 位", "10 bits": read in bytes, compared in bits
-    named = [f for f, rx in NAMES.items() if re.search(rx, text)] or [fmt]
+    # the nearest format first, then any the sentence names; "E5M2 (±448)" is E5M2's own range, no other's
+    named = [fmt] if sure else [f for f, rx in NAMES.items() if re.search(rx, text)] or [fmt]
     tol = tolerance(side) * (8 if side.dims and fact.endswith("bits") and side.unit else 1)
     for f in [fmt, *(x for x in named if x != fmt)]:  # the nearest format first, then any the sentence names
         facts = table()[f]
@@ -182,7 +192,7 @@ def check(st: Statement) -> Finding | None:
     if fact in ("bits", "bytes") or (side.unit and not (fact.endswith("_bits") and side.dims == (("bytes", 1),))):
         return None  # "16 bytes per parameter" counts something else; only a named property is refuted
     truth = float(table()[fmt][fact])
-    if not _close(truth, value, fact):
+    if not sure and not _close(truth, value, fact):  # ("±448" says what the number is: no closeness asked)
         return None  # far from the fact: the number is about something else
     return Finding("refuted", JUDGE, f"{_name(fmt)}: {WORDS[fact]} is {_show(truth)} ({_source(fmt)}), not {side.text}",
                    _show(truth))

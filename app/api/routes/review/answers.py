@@ -31,13 +31,20 @@ class ReviewIn(BaseModel):
     """One answer: a rating 1-4, or for a drill the typed answer and its showing id (strict: ``"5"`` or
     ``true`` is no id, ``1.5`` no duration)."""
 
-    model_config = ConfigDict(strict=True)
+    # the two ways to answer, as the schema says them: a rating 1-4 (a card, a follow-up), or a typed answer
+    # that is not empty with its showing (a drill); neither ({"rating": null, "typed_answer": ""}) is no answer
+    model_config = ConfigDict(strict=True, json_schema_extra={"anyOf": [
+        {"required": ["rating"], "properties": {"rating": {"type": "integer"}}},
+        {"required": ["typed_answer", "showing_id"],
+         "properties": {"typed_answer": {"type": "string", "minLength": 1}, "showing_id": {"type": "integer"}}}]})
 
     item_id: JsonInt = Field(ge=1, le=MAX_ID)
-    rating: Any = None  # validated by the scheduler glue so the error says which values are allowed
+    # validated by the scheduler glue so the error says which values are allowed; the schema says them too
+    rating: Any = Field(default=None, json_schema_extra={
+        "anyOf": [{"type": "integer", "minimum": 1, "maximum": 4}, {"type": "null"}]})
     typed_answer: str | None = Field(default=None, max_length=100, pattern=NO_NUL)
     showing_id: JsonInt | None = Field(default=None, ge=1, le=MAX_ID)
-    duration_ms: JsonInt | None = None
+    duration_ms: JsonInt | None = Field(default=None, json_schema_extra={"minimum": 0, "maximum": 86_400_000})
     idempotency_key: str | None = Field(default=None, max_length=128, pattern=NO_NUL)
 
 

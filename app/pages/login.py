@@ -1,17 +1,22 @@
-"""Web login: a token link (``/login?token=...``, as printed at first start) or username + password.
+"""Web login: a one-time login link (``/login?token=...``: ``proofdeck user link``, first start) or username
++ password.
 
-A link opened from another site only shows "Sign in as NAME" with a button (a same-origin POST to
-``/login/link``): another site cannot sign a visitor into the attacker's account (login CSRF).
+A link signs in once, within minutes (``app.auth.links``); an API token is not a link. A link opened from
+another site only shows "Sign in as NAME" with a button (a same-origin POST to ``/login/link``), and spends
+nothing until the button is pressed: another site cannot sign a visitor into the attacker's account (login
+CSRF).
 
 Either way the browser gets a fresh session token in an HttpOnly, SameSite=Lax cookie; the database
 keeps only its hash. Sessions end on the server (``app.auth.sessions``); ``POST /logout/everywhere``
-ends all of a user's sessions. Tokens never reach the logs (``app.main`` redacts ``token=`` in access
-logs). Guessing is slowed without locking out anyone else: ``Retry-After`` on 429 (``app.auth.ratelimit``).
+ends all of a user's sessions and pending login links. Tokens never reach the logs (``app.main`` redacts
+``token=`` in access logs). Guessing is slowed without locking out anyone else: ``Retry-After`` on 429
+(``app.auth.ratelimit``).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
@@ -21,7 +26,7 @@ from sqlmodel import Session
 from app.api.deps import CurrentUser, OptionalUser, SessionDep
 from app.api.errors import errors, html_errors, json_errors_on_page
 from app.api.guards import NO_NUL
-from app.auth import sessions
+from app.auth import links, sessions
 from app.auth.ratelimit import LINK, PASSWORD, LoginLimiter
 from app.auth.users import SESSION_COOKIE, issue_token, revoke_session, user_for_password, user_for_token
 from app.core.writes import run_write
@@ -41,13 +46,22 @@ def _safe_next(target: str | None) -> str:
     return "/quiz"
 
 
-def _start_session(request: Request, user: User, target: str, session: Session) -> Response:
-    def work(s: Session) -> str:
+def _start_session(request: Request, user: User, target: str, session: Session,
+                   link: links.FoundLink | None = None, now: datetime | None = None) -> Response:
+    """A new web session for ``user``; with ``link``, only if this request spends it (in the same transaction:
+    of two tabs opening one link at once, one signs in and the other is told the link was used)."""
+    def work(s: Session) -> str | None:
         assert user.id is not None
+        if link is not None and not links.spend(s, link.link_id, now or _limiter(request).clock()):
+            return None
         sessions.purge_expired(s, user.id)
         return issue_token(s, user, kind="session", label="web login")
 
     token = run_write(request.app.state.engine, work, release=session)
+    if token is None:
+        assert link is not None
+        return _form(request, error=links.why(links.FoundLink(link.link_id, link.user, "used")), status=401,
+                     target=target)
     resp = RedirectResponse(_safe_next(target), status_code=303)
     resp.set_cookie(SESSION_COOKIE, token, max_age=int(sessions.max_age().total_seconds()), httponly=True,
                     samesite="lax",
@@ -83,18 +97,26 @@ def _locked(request: Request, wait: int | None, target: str) -> HTMLResponse | N
 DIRECT = frozenset({"none", "same-origin"})  # Sec-Fetch-Site of a typed/pasted URL, or a click on our own page
 
 
-def _link_user(request: Request, session: Session, token: str, target: str) -> User | Response:
-    """The user a login link names, or the 401 (429 while locked out) page for a bad one."""
-    found = user_for_token(session, token, kinds=("api",))  # a valid link always works
-    if found is not None:
+def _link_user(request: Request, session: Session, token: str, target: str,
+               now: datetime) -> links.FoundLink | Response:
+    """The login link ``token`` opens, or the 401 (429 while locked out) page for one that does not sign in:
+    used, expired or ended (saying so), an API token (saying what it is for), unknown (counted)."""
+    found = links.find_link(session, token, now)  # a valid link always works
+    if found is not None and found.refusal is None:
         return found
+    if found is not None:
+        return _form(request, error=links.why(found), status=401, target=target)
+    if (api_user := user_for_token(session, token, kinds=("api",))) is not None:
+        return _form(request, error="This is an API token (send it as ‘Authorization: Bearer’), not a login "
+                     "link; login links sign in once. For one, ask an admin to run "
+                     f"`proofdeck user link {api_user.username}`.", status=401, target=target)
     limiter = _limiter(request)
     if (locked := _locked(request, limiter.link_wait(session, token), target)) is not None:
         return locked
     session.close()  # no pooled connection held while waiting for the write lock
     limiter.failed(request.app.state.engine, LINK, token, _address(request))
-    return _form(request, error="This login link is not valid (unknown or revoked token). "
-                 "Ask an admin for a new one, or sign in with a password.", status=401, target=target)
+    return _form(request, error="This login link is not valid (unknown token). Ask an admin for a new one "
+                 "(`proofdeck user link NAME`), or sign in with a password.", status=401, target=target)
 
 
 def _confirm(request: Request, user: User, token: str, target: str) -> HTMLResponse:
@@ -115,12 +137,13 @@ def login_page(request: Request, session: SessionDep, user: OptionalUser,
     "Sign in as NAME" page whose button posts to ``/login/link``."""
     target = next or "/quiz"
     if token is not None:
-        found = _link_user(request, session, token, target)
-        if not isinstance(found, User):
+        now = _limiter(request).clock()
+        found = _link_user(request, session, token, target, now)
+        if not isinstance(found, links.FoundLink):
             return found
         if request.headers.get("sec-fetch-site", "").strip().lower() not in DIRECT:
-            return _confirm(request, found, token, target)
-        return _start_session(request, found, target, session)
+            return _confirm(request, found.user, token, target)  # spends nothing
+        return _start_session(request, found.user, target, session, found, now)
     return _form(request, target=target, user=user)
 
 
@@ -134,8 +157,11 @@ def login_link(request: Request, session: SessionDep,
     if request.headers.get("sec-fetch-site", "same-origin").strip().lower() != "same-origin":
         return _form(request, error="Cross-site request refused: open the login link again and press the button on "
                      "this site's own page.", status=403, target=next)
-    found = _link_user(request, session, token, next)
-    return _start_session(request, found, next, session) if isinstance(found, User) else found
+    now = _limiter(request).clock()
+    found = _link_user(request, session, token, next, now)
+    if not isinstance(found, links.FoundLink):
+        return found
+    return _start_session(request, found.user, next, session, found, now)
 
 
 @router.post("/login", response_class=HTMLResponse,
@@ -169,10 +195,10 @@ def logout(request: Request) -> Response:
 @router.post("/logout/everywhere", status_code=303, response_class=RedirectResponse,
              responses={**REDIRECT, **errors(401)})
 def logout_everywhere(request: Request, user: CurrentUser, session: SessionDep) -> Response:
-    """End every web session of the signed-in user, on every device (API tokens stay valid)."""
+    """End every web session and pending login link of the signed-in user (API tokens stay valid)."""
     uid = user.id
     assert uid is not None
-    run_write(request.app.state.engine, lambda s: sessions.revoke_all(s, uid), release=session)
+    run_write(request.app.state.engine, lambda s: sessions.log_out_everywhere(s, uid), release=session)
     resp = RedirectResponse("/login", status_code=303)
     resp.delete_cookie(SESSION_COOKIE, path="/")
     return resp
