@@ -114,14 +114,16 @@ def _words(text: str) -> set[str]:
 
 
 def test_bank_titles_name_the_topic_a_person_wrote(tmp_path: Path) -> None:
-    """Over the 30 bank cards, the share of a title's words that are in the key's ``topic`` (a person's name for
+    """Over the bank cards (30 when this was written), the share of a title's words that are in the key's ``topic`` (a person's name for
     the card) is much higher than for the summary's first clause (the titles before subjects were derived)."""
     raw = tmp_path / "raw"
     raw.mkdir()
-    for path in sorted(BANK.glob("*/*.txt")):
+    bank = sorted(BANK.glob("*/*.txt"))
+    for path in bank:
         shutil.copy(path, raw / path.name)
     report = import_paths([raw], tmp_path / "cards", deck_dir=tmp_path / "no-deck")
-    assert report.ok and len(report.imported) == 30 and not report.duplicates
+    n = len(bank)
+    assert report.ok and len(report.imported) == n >= 30 and not report.duplicates
     new = old = 0.0
     for item in report.imported:
         topic = _words(yaml.safe_load(next(BANK.glob(f"*/{item.source.stem}.key.yaml")).read_text())["topic"])
@@ -129,7 +131,7 @@ def test_bank_titles_name_the_topic_a_person_wrote(tmp_path: Path) -> None:
         new += len(_words(item.title.en) & topic) / len(_words(item.title.en))
         old += len(_words(clause) & topic) / len(_words(clause))
         assert KEBAB.fullmatch(item.slug), item.slug
-    assert new / 30 >= 0.65 and new - old >= 0.25 * 30, (new / 30, old / 30)
+    assert new / n >= 0.65 and new - old >= 0.25 * n, (new / n, old / n)
     anchored = {i.source.name[:3]: i.title.en for i in report.imported if i.title_from.startswith("link anchor")}
     assert anchored["412"] == "Chinchilla Scaling: 20 Tokens per Parameter and 6ND"  # named so by 881's links
     assert anchored["604"] == "Int4 Weight Quantization: Group Metadata and Memory"  # … and by 539's
