@@ -120,6 +120,8 @@ def en_subject(summary_en: str) -> str:
     if text.split(" ", 1)[0].lower() in _EN_CLAUSE_OPENERS:  # "When the batch grows k-fold, SGD uses …"
         opener = _scan(text, lambda t, i: t[i] == ",")
         text = text[len(opener) + 1 :].strip()
+        if text.split(" ", 1)[0].lower() in ("and", "or", "but", "so", "then", "which"):
+            return ""  # the opener ran on past its comma: no subject to be found
     head = _scan(text, _en_verb_at).strip()
     if head == text or not head:
         return ""

@@ -114,8 +114,9 @@ def _words(text: str) -> set[str]:
 
 
 def test_bank_titles_name_the_topic_a_person_wrote(tmp_path: Path) -> None:
-    """Over the bank cards (30 when this was written), the share of a title's words that are in the key's ``topic`` (a person's name for
-    the card) is much higher than for the summary's first clause (the titles before subjects were derived)."""
+    """Over the bank cards (30 when this was written, 36 with heldout4, unseen when the rules were made), the share
+    of a title's words that are in the key's ``topic`` (a person's name for the card) is much higher than for the
+    summary's first clause (the titles before subjects were derived): 0.71 against 0.39."""
     raw = tmp_path / "raw"
     raw.mkdir()
     bank = sorted(BANK.glob("*/*.txt"))
