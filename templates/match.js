@@ -63,8 +63,28 @@ var proofdeckMatch = (function () {
       }
       return out;
     }
+    /* app/search/offline.py packs each token's postings in base-32 digits: gap, weight × scale, … */
+    var DIGIT = new Int8Array(128).fill(-1), ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+    for (var a = 0; a < ALPHABET.length; a++) { DIGIT[ALPHABET.charCodeAt(a)] = a; }
+    var unpacked = new Map();
+    function postingsOf(table, tok) {
+      var s = table[tok];
+      if (typeof s !== "string") { return null; }
+      var key = (table === index.cards ? "c" : "u") + tok, p = unpacked.get(key);
+      if (p) { return p; }
+      var nums = [], n = 0;
+      for (var i = 0; i < s.length; i++) {
+        var d = DIGIT[s.charCodeAt(i)];
+        n = n * 32 + (d & 31);
+        if (d < 32) { nums.push(n); n = 0; }
+      }
+      p = new Array(nums.length);
+      for (var k = 0, doc = 0; k < nums.length; k += 2) { doc += nums[k]; p[k] = doc; p[k + 1] = nums[k + 1] / index.scale; }
+      unpacked.set(key, p);
+      return p;
+    }
     function add(scores, postings, tok) {
-      var p = postings[tok];
+      var p = postingsOf(postings, tok);
       if (!p) { return; }
       for (var i = 0; i < p.length; i += 2) { scores[p[i]] += p[i + 1]; }
     }

@@ -15,17 +15,17 @@ en 2×)``. Nothing is stored: ``proofdeck sync`` judges the same text again (and
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.cards.cardfile import dump_card, load_card_file, load_card_text
-from app.cards.rawformat import RawCard, parse_raw_bytes
+from app.cards.raw_files import raw_files, read_raw, write_atomically
+from app.cards.rawformat import RawCard, parse_raw_bytes, slugify
 from app.cards.schema import LangText
+from app.cards.subject_titles import TitleKey, choose_titles, title_key
 from app.cards.titles_table import TitleRow, row_for
 from app.core.progress import Progress
 from verify.reading.cardfile import CardFileError
@@ -33,15 +33,7 @@ from verify.reading.cardfile import CardFileError
 if TYPE_CHECKING:
     from verify.judge.statements.card import CardStatements
 
-RAW_SUFFIX = ".txt"
 SHOWN = 2  # problems named per kind in a card's line; the rest are "…"
-
-
-def _file_mode() -> int:
-    """0o666 less the process umask: what ``open()`` would have given (mkstemp gives 0o600)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 @dataclass(frozen=True)
@@ -179,10 +171,11 @@ class Imported:
     title: LangText = field(default_factory=LangText)
     statements: StatementSummary | None = None  # set by :func:`judge_imported`
     updated: bool = False  # a re-export of a card already in the folder (same title): its file was rewritten
+    title_from: str = "given"  # given, or what it was derived from: link anchor in <file>, summary subject …
 
     def as_json(self) -> dict[str, Any]:
         return {"source": str(self.source), "written": str(self.written), "slug": self.slug, "notes": self.notes,
-                "updated": self.updated,
+                "updated": self.updated, "title_from": self.title_from,
                 **({"statements": self.statements.as_json()} if self.statements is not None else {})}
 
 
@@ -230,36 +223,6 @@ class ImportReport:
                 "statements": self.totals()}
 
 
-def raw_files(paths: Iterable[Path]) -> tuple[list[Path], list[CardFileError]]:
-    """Files named directly, plus every ``*.txt`` in named folders (recursively), in order."""
-    found: list[Path] = []
-    errors: list[CardFileError] = []
-    for path in paths:
-        if path.is_dir():
-            inside = sorted(p for p in path.rglob(f"*{RAW_SUFFIX}") if p.is_file())
-            if not inside:
-                errors.append(CardFileError(str(path), f"folder has no {RAW_SUFFIX} files"))
-            found += inside
-        elif path.is_file():
-            found.append(path)
-        else:
-            errors.append(CardFileError(str(path), "no such file or folder"))
-    return found, errors
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _unique_slug(slug: str, taken: set[str]) -> str:
     if slug not in taken:
         return slug
@@ -267,14 +230,6 @@ def _unique_slug(slug: str, taken: set[str]) -> str:
     while f"{slug}-{n}" in taken:
         n += 1
     return f"{slug}-{n}"
-
-
-TitleKey = tuple[str, str]
-
-
-def title_key(title: LangText) -> TitleKey:
-    """What makes two cards the same card: their zh and en titles, spaces squashed."""
-    return _squash(title.zh), _squash(title.en).casefold()
 
 
 def existing_titles(out_dir: Path) -> dict[TitleKey, str]:
@@ -287,13 +242,6 @@ def existing_titles(out_dir: Path) -> dict[TitleKey, str]:
             continue  # not a card file of ours: left alone
         found.setdefault(title_key(doc.title), doc.slug)
     return found
-
-
-def read_raw(source: Path) -> bytes:
-    try:
-        return source.read_bytes()
-    except OSError as exc:
-        raise CardFileError(str(source), f"cannot read: {exc.strerror}") from None
 
 
 def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, slug: str = "",
@@ -321,23 +269,23 @@ def import_one(source: Path, out_dir: Path, *, title: LangText | None = None, sl
     write_atomically(target, text)
     taken.add(doc.slug)
     return Imported(source=source, written=target, slug=doc.slug, notes=raw.notes, title=doc.title,
-                    updated=known == doc.slug)
+                    updated=known == doc.slug, title_from=raw.title_from)
 
 
-def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None = None, slug: str = "",
-                 force: bool = False, progress: Progress | None = None,
-                 titles: dict[str, TitleRow] | None = None) -> ImportReport:
-    """Import every raw card under ``paths`` into ``out_dir``; bad files are reported, not raised.
-    A file byte-identical to one imported before it, or with the same zh + en title, is written once
-    (:class:`Duplicate` names which file it repeats). ``titles`` (a titles table, by file) gives a file's title
-    and slug. ``progress`` ticks once per raw file."""
-    files, errors = raw_files(paths)
-    report = ImportReport(failed=errors)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    existing = existing_titles(out_dir)
-    taken: set[str] = set()
-    by_digest: dict[str, Imported] = {}
-    by_title: dict[TitleKey, Imported] = {}
+@dataclass
+class _Parsed:
+    """Pass one's result for a raw file: its card (``raw``), or the earlier file it repeats byte for byte."""
+
+    source: Path
+    raw: RawCard | None = None
+    repeats: int = -1  # index of the earlier _Parsed with the same bytes
+    slug: str = ""  # the slug given for it (titles table or --slug)
+
+
+def _parse_all(files: list[Path], titles: dict[str, TitleRow] | None, title: LangText | None, slug: str,
+               report: ImportReport, progress: Progress | None) -> list[_Parsed]:
+    parsed: list[_Parsed] = []
+    by_digest: dict[str, int] = {}
     for source in progress.each("importing", files, unit="raw cards") if progress else files:
         row = row_for(titles, source) if titles else None
         card_title, card_slug = (row.title, row.slug) if row else (title, slug)
@@ -345,24 +293,82 @@ def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None
             data = read_raw(source)
             digest = hashlib.sha256(data).hexdigest()
             if digest in by_digest:
-                first = by_digest[digest]
-                report.duplicates.append(Duplicate(source, first.source, first.slug, "byte-identical"))
+                parsed.append(_Parsed(source, repeats=by_digest[digest]))
                 continue
             raw = parse_raw_bytes(data, str(source), title=card_title, slug=card_slug)
-            key = title_key(raw.doc.title)
-            if key in by_title:
-                first = by_title[key]
-                report.duplicates.append(Duplicate(source, first.source, first.slug, "same title"))
-                continue
-            item = import_one(source, out_dir, title=card_title, slug=card_slug, taken=taken, force=force,
-                              parsed=raw, existing=existing)
-            report.imported.append(item)
-            by_digest[digest] = item
-            by_title[key] = item
+            by_digest[digest] = len(parsed)
+            parsed.append(_Parsed(source, raw, slug=card_slug))
         except CardFileError as exc:
             report.failed.append(exc)
         except (OSError, ValueError) as exc:  # a disk problem or an unforeseen value: one line, no traceback
             report.failed.append(CardFileError(str(source), f"{type(exc).__name__}: {exc}"))
+    return parsed
+
+
+def _retitle(parsed: list[_Parsed], known: set[TitleKey]) -> None:
+    """Give every card whose title was not given the title :func:`choose_titles` finds (link anchor, subject …)."""
+    cards = [(k, p.raw) for k, p in enumerate(parsed) if p.raw is not None]
+    chosen = choose_titles([raw.doc for _, raw in cards], [parsed[k].source.name for k, _ in cards],
+                           [raw.title_derived for _, raw in cards], known)
+    for (k, raw), derived in zip(cards, chosen, strict=True):
+        if derived is None:
+            continue
+        slug = parsed[k].slug or slugify(derived.title.en) or raw.doc.slug
+        doc = raw.doc.model_copy(update={"title": derived.title, "slug": slug})
+        parsed[k].raw = RawCard(doc=doc, title_derived=True, notes=[derived.note()],
+                                title_from=derived.how + (f" in {derived.by}" if derived.by else ""))
+
+
+def import_paths(paths: Iterable[Path], out_dir: Path, *, title: LangText | None = None, slug: str = "",
+                 force: bool = False, progress: Progress | None = None,
+                 titles: dict[str, TitleRow] | None = None, deck_dir: Path | None = None) -> ImportReport:
+    """Import every raw card under ``paths`` into ``out_dir``; bad files are reported, not raised.
+    A file byte-identical to one imported before it, or with the same zh + en title, is written once
+    (:class:`Duplicate` names which file it repeats). ``titles`` (a titles table, by file) gives a file's title
+    and slug; the other titles are derived over the whole batch (:mod:`app.cards.subject_titles`), never taking
+    a link anchor that is the title of a card in ``out_dir`` or ``deck_dir`` (the bundled deck by default).
+    ``progress`` ticks once per raw file."""
+    files, errors = raw_files(paths)
+    report = ImportReport(failed=errors)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    existing = existing_titles(out_dir)
+    if deck_dir is None:
+        from app.core.config import settings
+
+        deck_dir = settings.CARDS_DIR
+    known = set(existing) | (set(existing_titles(deck_dir)) if deck_dir.resolve() != out_dir.resolve() else set())
+    parsed = _parse_all(files, titles, title, slug, report, progress)
+    _retitle(parsed, known)
+    taken: set[str] = set()
+    written: dict[int, Imported] = {}
+    by_title: dict[TitleKey, Imported] = {}
+    for k, item in enumerate(parsed):
+        source = item.source
+        if item.raw is None:
+            first = written.get(item.repeats)
+            if first is not None:
+                report.duplicates.append(Duplicate(source, first.source, first.slug, "byte-identical"))
+            else:
+                report.failed.append(CardFileError(str(source), f"repeats {parsed[item.repeats].source}, "
+                                                                "which was not imported"))
+            continue
+        key = title_key(item.raw.doc.title)
+        if key in by_title:
+            first = by_title[key]
+            report.duplicates.append(Duplicate(source, first.source, first.slug, "same title"))
+            continue
+        try:
+            done = import_one(source, out_dir, taken=taken, force=force, parsed=item.raw, existing=existing,
+                              slug=item.slug)
+        except CardFileError as exc:
+            report.failed.append(exc)
+            continue
+        except (OSError, ValueError) as exc:
+            report.failed.append(CardFileError(str(source), f"{type(exc).__name__}: {exc}"))
+            continue
+        report.imported.append(done)
+        written[k] = done
+        by_title[key] = done
     return report
 
 

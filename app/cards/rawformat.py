@@ -21,6 +21,7 @@ Every problem is a :class:`CardFileError` naming the file, the line and the sect
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -63,6 +64,7 @@ class RawCard:
     doc: CardDoc
     title_derived: bool = False
     notes: list[str] = field(default_factory=list)
+    title_from: str = "given"  # or what the title was derived from (app.cards.subject_titles.Derived.how)
 
 
 def has_cjk(text: str) -> bool:
@@ -135,31 +137,38 @@ _OPEN, _CLOSE = "(（[【{「", ")）]】}」"
 def slugify(text: str, max_words: int = 6) -> str:
     """ASCII kebab-case from English text: TeX dropped, ``++`` read as "plus plus" (ZeRO++ → zero-plus-plus)."""
     stop = {"a", "an", "the", "of", "in", "on", "by", "and", "for", "to", "with", "is", "are", "vs"}
-    plain = _TEX.sub(" ", text).replace("++", " plus plus ").replace("&", " and ")
+    plain = re.sub(r"['’]s\b", "", _TEX.sub(" ", text)).replace("++", " plus plus ").replace("&", " and ")
     words = re.findall(r"[a-z0-9]+", plain.lower())
     kept = [w for w in words if w not in stop] or words
     return "-".join(kept[:max_words])
 
 
-def _first_clause(text: str, stops: str, words: tuple[str, ...] = ()) -> str:
-    """``text`` up to the first of ``stops`` (or a space-delimited word in ``words``) that lies outside every
-    bracket and every ``$…$``: a title is never cut inside brackets or TeX."""
-    depth, in_tex, i = 0, False, 0
-    while i < len(text):
-        ch = text[i]
+def scan_outside(text: str, stop_at: Callable[[str, int], bool]) -> str:
+    """``text`` up to the first index ``i`` where ``stop_at(text, i)`` holds outside every bracket and every
+    ``$…$``: what this returns never ends inside brackets or TeX."""
+    depth, in_tex = 0, False
+    for i, ch in enumerate(text):
         if ch == "$":
             in_tex = not in_tex
         elif not in_tex and ch in _OPEN:
             depth += 1
         elif not in_tex and ch in _CLOSE:
             depth = max(0, depth - 1)
-        elif not in_tex and depth == 0:
-            if ch in stops and (ch not in ",;:." or i + 1 >= len(text) or text[i + 1].isspace() or has_cjk(ch)):
-                return text[:i]
-            if ch == " " and any(text.startswith(f" {w} ", i) for w in words):
-                return text[:i]
-        i += 1
+        elif not in_tex and depth == 0 and stop_at(text, i):
+            return text[:i]
     return text
+
+
+def _first_clause(text: str, stops: str, words: tuple[str, ...] = ()) -> str:
+    """``text`` up to the first of ``stops`` (or a space-delimited word in ``words``) outside brackets and TeX."""
+
+    def stop_at(t: str, i: int) -> bool:
+        ch = t[i]
+        if ch in stops and (ch not in ",;:." or i + 1 >= len(t) or t[i + 1].isspace() or has_cjk(ch)):
+            return True
+        return ch == " " and any(t.startswith(f" {w} ", i) for w in words)
+
+    return scan_outside(text, stop_at)
 
 
 def _balanced(text: str) -> bool:
@@ -339,8 +348,12 @@ def parse_raw_text(text: str, name: str, *, title: LangText | None = None, slug:
     notes: list[str] = []
     derived = title is None
     if title is None:
-        title = derive_title(sections["summary"])
-        notes.append(f"title derived from the summary: {title.zh!r} / {title.en!r} (edit it in the card)")
+        from app.cards.subject_titles import subject_title
+
+        subject = subject_title(sections["summary"])
+        title = subject or derive_title(sections["summary"])
+        how = "summary subject" if subject else "summary first clause"
+        notes.append(f"title derived from the {how}: {title.zh!r} / {title.en!r} (edit it in the card)")
     slug = slug or slugify(title.en or sections["summary"].en) or "card"
     try:
         doc = CardDoc(slug=slug, title=title, module=module, topic=topic, difficulty=difficulty,  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
-"""The titles table: one TSV row per raw file (``file``, ``zh``, ``en``, ``slug``) so a person reviews and fixes
-the titles of a whole bank in one list instead of editing hundreds of card files.
+"""The titles table: one TSV row per raw file (``file``, ``zh``, ``en``, ``slug``, then ``from``: what the title
+was derived from, e.g. ``link anchor in 881_….txt`` or ``summary subject``) so a person reviews and fixes the
+titles of a whole bank in one list instead of editing hundreds of card files. ``from`` is ignored on reading.
 
 ``proofdeck import --write-titles FILE.tsv`` writes the titles and slugs the import used (derived or given);
 ``proofdeck import --titles FILE.tsv`` reads the edited table back: each row's title and slug replace the
@@ -14,11 +15,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.cards.raw_files import write_atomically
 from app.cards.rawformat import slugify
 from app.cards.schema import LangText
 from verify.reading.cardfile import CardFileError
 
 HEADER = ("file", "zh", "en", "slug")
+WRITTEN_HEADER = (*HEADER, "from")
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
@@ -27,6 +30,7 @@ class TitleRow:
     file: str
     title: LangText
     slug: str
+    title_from: str = ""
 
 
 def read_titles(path: Path) -> dict[str, TitleRow]:
@@ -59,17 +63,17 @@ def row_for(rows: dict[str, TitleRow], source: Path) -> TitleRow | None:
 
 def write_titles(path: Path, rows: list[TitleRow]) -> None:
     """Write ``rows`` with a header; files named by their name unless two share one (then by path)."""
-    from app.cards.bank_import import write_atomically
-
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter="\t", lineterminator="\n")
-    writer.writerow(HEADER)
+    writer.writerow(WRITTEN_HEADER)
     for row in rows:
-        writer.writerow((row.file, row.title.zh, row.title.en, row.slug))
+        writer.writerow((row.file, row.title.zh, row.title.en, row.slug, row.title_from))
     write_atomically(path, buf.getvalue())
 
 
-def table_rows(items: list[tuple[Path, LangText, str]]) -> list[TitleRow]:
-    names = [source.name for source, _, _ in items]
-    return [TitleRow(source.name if names.count(source.name) == 1 else str(source), title, slug)
-            for source, title, slug in items]
+def table_rows(items: list[tuple[Path, LangText, str, str]]) -> list[TitleRow]:
+    """Rows for (source, title, slug, what the title came from), derived titles first so a review starts there."""
+    names = [item[0].name for item in items]
+    rows = [TitleRow(source.name if names.count(source.name) == 1 else str(source), title, slug, how)
+            for source, title, slug, how in items]
+    return sorted(rows, key=lambda r: r.title_from == "given")

@@ -65,7 +65,8 @@ def register(cli: typer.Typer) -> None:
         contradictions. Bad files are listed one line each; the good ones are still written."""
         import json
 
-        from app.cards.bank_import import import_paths, judge_imported, raw_files
+        from app.cards.bank_import import import_paths, judge_imported
+        from app.cards.raw_files import raw_files
         from app.cards.rawformat import split_bilingual
         from app.cards.schema import LangText
         from app.core.progress import Progress
@@ -111,7 +112,8 @@ def register(cli: typer.Typer) -> None:
             from app.cards.titles_table import table_rows
             from app.cards.titles_table import write_titles as write_table
 
-            write_table(write_titles, table_rows([(i.source, i.title, i.slug) for i in report.imported]))
+            write_table(write_titles, table_rows([(i.source, i.title, i.slug, i.title_from)
+                                                 for i in report.imported]))
             (err if as_json else out).print(f"titles table: {write_titles} ({len(report.imported)} rows)",
                                             markup=False)
         for dup in report.duplicates:

@@ -29,7 +29,7 @@ from app.export.deck import Verdicts
 from app.export.study import StudyDeck
 from app.render.markdown import render_markdown
 from app.render.marks import MARKS_CSS, Mark
-from app.search.offline import offline_index_json
+from app.search.offline import offline_index_json, script_json
 from app.verification.present import (
     VERDICT_LABELS,
     claim_line,
@@ -176,6 +176,32 @@ def _study_view(study: StudyDeck) -> dict[str, Any]:
     return {"study": SimpleNamespace(data=study.data, templates=templates), "study_json": Markup(study.json())}
 
 
+CYTOSCAPE = PROJECT_ROOT / "app" / "static" / "vendor" / "cytoscape"
+GRAPH_SCRIPT = PROJECT_ROOT / "app" / "static" / "graph.js"
+
+
+@lru_cache(maxsize=1)
+def graph_script() -> str:
+    """The graph's part of the handbook's one script: cytoscape (bundled from npm, with its licence), then
+    the same app/static/graph.js that draws /graph (here opening a card's section instead of its page)."""
+    licence = (CYTOSCAPE / "LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
+    return (f"/*! cytoscape: {licence} */\n" + (CYTOSCAPE / "cytoscape.min.js").read_text(encoding="utf-8") + "\n"
+            + GRAPH_SCRIPT.read_text(encoding="utf-8") + "\n")
+
+
+def graph_data(modules: Sequence[TocModule]) -> dict[str, list[dict[str, Any]]]:
+    """``/api/graph``'s shape for the handbook's cards: nodes (slug, title, module code) and the links between
+    cards of the handbook."""
+    cards = [(mod.code or mod.label.en, c.doc) for mod in modules for t in mod.topics.values() for c in t.cards]
+    slugs = {doc.slug for _, doc in cards}
+    nodes = [{"slug": doc.slug, "title": {"zh": doc.title.zh, "en": doc.title.en}, "module": {"code": code}}
+             for code, doc in cards]
+    edges = sorted({(doc.slug, link.slug) for _, doc in cards for link in doc.links
+                    if link.slug in slugs and link.slug != doc.slug})
+    return {"nodes": nodes, "edges": [{"source": s, "target": t} for s, t in edges]}
+
+
+
 def rendered_html(html: str) -> Markup:
     """HTML the server's renderer made (safe), with images that would load anything made text."""
     return Markup(offline(html))
@@ -200,10 +226,13 @@ def render_handbook(docs: Sequence[CardDoc], verdicts: Verdicts | None = None,
         topic.cards.append(card_view(doc, titles, verdicts))
     if progress:
         progress.step("assembling the page")
-    # one inline script: the ranking, the page, then study mode (ts-fsrs and ours)
-    script = _asset("match.js") + _asset("handbook.js") + (study_script() if study is not None else "")
+    # one inline script: the ranking, the page, the graph (cytoscape and ours), then study mode (ts-fsrs and ours)
+    script = (_asset("match.js") + _asset("handbook.js") + graph_script()
+              + (study_script() if study is not None else ""))
+    graph = graph_data(list(modules.values()))
     return _environment().get_template("handbook.html").render(
         modules=list(modules.values()), count=len(docs), css=Markup(_asset("handbook.css") + MARKS_CSS),
         script=Markup(script), script_hash=csp_hash(script), section_titles=SECTION_TITLES,
         search_index=Markup(offline_index_json(docs)), **(_study_view(study) if study is not None else {}),
+        graph=graph, graph_json=Markup(script_json(graph)), graph_modules=list(modules.values()),
     )

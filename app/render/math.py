@@ -95,9 +95,51 @@ def _clean(source: ET.Element, parent: ET.Element | None) -> ET.Element:
 
 @lru_cache(maxsize=4096)
 def tex_to_mathml(tex: str, display: bool = False) -> str:
-    """Return sanitised MathML for ``tex`` or raise :class:`MathError` saying why it cannot."""
+    """Return sanitised MathML for ``tex`` or raise :class:`MathError` saying why it cannot.
+
+    Formulas that differ only in their digits (``16\\Psi_{0}`` and ``16\\Psi_{1}`` on two cards) share one
+    conversion: the formula with every digit 0 is converted once (:func:`shape_mathml`) and the digits are
+    put back, in order, into its text. A digit's value never changes how TeX is read, so the result is the
+    conversion's own; where the digits could come out in another order (sub- before superscript, a root's
+    index, over/under sets) or some digit does not reach the text, the formula is converted by itself."""
     if not tex.strip():
         raise MathError("empty formula")
+    digits = _DIGIT.findall(tex)
+    if digits and not _REORDERS.search(tex):
+        try:
+            shaped = _with_digits(shape_mathml(_DIGIT.sub("0", tex), display), digits)
+        except MathError:
+            shaped = None
+        if shaped is not None:
+            return shaped
+    return _convert(tex, display)
+
+
+_DIGIT = re.compile(r"[0-9]")
+# TeX whose digits MathML may write in another order: x^{2}_{1} (msubsup puts the subscript first), a root's
+# index, stacked and scripted operators.
+_REORDERS = re.compile(r"\^[^_]*_|\\(?:sqrt\s*\[|overset|underset|stackrel|sideset|prescript|overbrace|underbrace"
+                       r"|x(?:left|right)arrow|substack|limits|nolimits|tag|label|ref|eqref)")
+_TEXT = re.compile(r"(<[^>]*>)")
+
+
+@lru_cache(maxsize=1024)
+def shape_mathml(shape: str, display: bool) -> str:
+    return _convert(shape, display)
+
+
+def _with_digits(mathml: str, digits: list[str]) -> str | None:
+    """``mathml`` of the all-zero formula with its text's zeros replaced by ``digits`` in order (outside tags),
+    or ``None`` when the text holds another number of zeros than the formula had digits."""
+    parts = _TEXT.split(mathml)
+    if sum(part.count("0") for part in parts[::2]) != len(digits):
+        return None
+    it = iter(digits)
+    parts[::2] = [re.sub("0", lambda _m: next(it), part) if "0" in part else part for part in parts[::2]]
+    return "".join(parts)
+
+
+def _convert(tex: str, display: bool) -> str:
     source = _ENV.sub(lambda m: f"\\{m.group(1)}{{{_ENV_ALIASES[m.group(2)]}}}", tex)
     try:
         raw = latex2mathml.converter.convert_to_element(source, display="block" if display else "inline")

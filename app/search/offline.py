@@ -4,6 +4,11 @@ Built from the card files with :func:`app.search.index.index_cards` (the same to
 weights and bm25s weights as the server), so the handbook ranks as ``GET /api/match?lang=both`` does.
 Shipped as JSON in a ``<script type="application/json">`` block (data, never executed), with ``<``
 escaped so card text cannot close the block.
+
+Each token's postings (card or unit number, BM25 weight) are one string of base-32 digits (:func:`packed`):
+the gap to the previous number and the weight times 10^:data:`DIGITS`, each a run of continuation digits
+ended by a final digit. At 1,000 cards that is 1.4 MB instead of 3.7 MB of ``[0,1.7946,1,1.8296,…]``, with
+the same weights: ``templates/match.js`` divides by ``scale`` and gets the double the decimal would parse to.
 """
 
 from __future__ import annotations
@@ -28,8 +33,44 @@ def card_text(doc: CardDoc) -> CardText:
                     tuple((f.id, f.question.zh, f.question.en, f.answer.zh, f.answer.en) for f in doc.follow_ups))
 
 
-def _flat(bm25: Bm25) -> dict[str, list[float]]:
-    return {tok: [x for d, w in posts for x in (d, round(w, DIGITS))] for tok, posts in sorted(bm25.postings().items())}
+# 64 characters JSON and HTML leave alone: the first 32 end a number, the last 32 continue it.
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+FINAL, MORE = ALPHABET[:32], ALPHABET[32:]
+
+
+def _number(n: int) -> str:
+    if n < len(_SMALL):
+        return _SMALL[n]
+    return _digits(n)
+
+
+def _digits(n: int) -> str:
+    groups = [FINAL[n & 31]]
+    n >>= 5
+    while n:
+        groups.append(MORE[n & 31])
+        n >>= 5
+    return "".join(reversed(groups))
+
+
+_SMALL = tuple(_digits(n) for n in range(1 << 15))  # every gap and most weights × 10^4: three digits or fewer
+
+
+def packed(posts: Sequence[tuple[int, float]]) -> str:
+    """One token's postings as gaps between the sorted numbers and weights × 10^DIGITS, in base-32 digits."""
+    out: list[str] = []
+    last = 0
+    for doc, weight in sorted(posts):
+        scaled = round(round(weight, DIGITS) * 10**DIGITS)
+        if scaled < 0:
+            raise ValueError(f"negative BM25 weight {weight}")
+        out += (_number(doc - last), _number(scaled))
+        last = doc
+    return "".join(out)
+
+
+def _flat(bm25: Bm25) -> dict[str, str]:
+    return {tok: packed(posts) for tok, posts in sorted(bm25.postings().items())}
 
 
 def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
@@ -37,7 +78,7 @@ def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
     index = index_cards([card_text(d) for d in sorted(docs, key=lambda d: d.slug)], 0, "both")
     en_stop, zh_stop, zh_alone = stopwords()
     return {
-        "v": 1, "en_stop": sorted(en_stop), "zh_stop": list(zh_stop), "zh_alone": sorted(zh_alone),
+        "v": 2, "scale": 10**DIGITS, "en_stop": sorted(en_stop), "zh_stop": list(zh_stop), "zh_alone": sorted(zh_alone),
         "glossary_pattern": pattern(), "glossary_terms": term_groups(), "unit_weight": UNIT_WEIGHT,
         "slugs": [c.slug for c in index.cards], "unit_card": [int(c) for c in index.unit_card],
         "cards": _flat(index.card_bm25), "units": _flat(index.unit_bm25),
@@ -45,6 +86,10 @@ def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
 
 
 def offline_index_json(docs: Sequence[CardDoc]) -> str:
+    return script_json(offline_index(docs))
+
+
+def script_json(data: Any) -> str:
     """JSON safe inside ``<script type="application/json">`` (no ``<``, ``>`` or ``&`` left as such)."""
-    text = json.dumps(offline_index(docs), ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

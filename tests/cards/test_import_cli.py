@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from app.cards.bank_import import write_atomically
 from app.cards.cardfile import load_card_file
+from app.cards.raw_files import write_atomically
 from app.cards.rawformat import parse_raw_bytes
 from app.cli.main import cli
 
@@ -74,7 +74,7 @@ def test_batch_with_bad_files(batch: Path, tmp_path: Path) -> None:
     assert "binary file" in by_file["image.txt"]
     # the good card is written, nothing else (no temporary files either)
     written = files_in(out)
-    assert written == ["zero-eliminates-memory-redundancies-distributed-training.md"]
+    assert written == ["zero.md"]  # the summary's subject: "ZeRO eliminates memory redundancies …"
     doc = load_card_file(out / written[0])
     assert doc == parse_raw_bytes(SEED.read_bytes(), str(batch / "good.txt")).doc
     assert "1 imported, 7 failed" in stdout
@@ -90,8 +90,7 @@ def test_folder_of_good_cards(tmp_path: Path) -> None:
     out = tmp_path / "cards"
     code, stdout, stderr = run(str(raw), "--out", str(out))
     assert (code, stderr) == (0, "")
-    assert files_in(out) == ["pipeline-bubbles-shrink-more-micro-batches.md",
-                             "zero-eliminates-memory-redundancies-distributed-training.md"]
+    assert files_in(out) == ["pipeline-bubbles-shrink-more-micro-batches.md", "zero.md"]
     for path in out.iterdir():
         assert path.stat().st_mode & 0o644 == 0o644
         load_card_file(path)
@@ -134,7 +133,7 @@ def test_failed_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyP
     def boom(src: str, dst: str) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("app.cards.bank_import.os.replace", boom)
+    monkeypatch.setattr("app.cards.raw_files.os.replace", boom)
     with pytest.raises(OSError):
         write_atomically(tmp_path / "card.md", "text")
     assert files_in(tmp_path) == []

@@ -106,8 +106,7 @@ def test_round_trip_through_card_file(seed: CardDoc) -> None:
 
 
 def test_title_and_slug(seed_bytes: bytes, seed: CardDoc) -> None:
-    assert seed.slug == "zero-eliminates-memory-redundancies-distributed-training"
-    assert seed.title.en and seed.title.zh
+    assert (seed.slug, seed.title) == ("zero", LangText(zh="ZeRO", en="ZeRO"))  # the summary's subject
     titled = parse_raw_bytes(seed_bytes, "s.txt", title=LangText(zh="零", en="ZeRO: Sharding, Fast!"))
     assert titled.doc.slug == "zero-sharding-fast"
     assert not titled.title_derived and not titled.notes

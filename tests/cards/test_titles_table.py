@@ -70,15 +70,16 @@ def test_titles_table_round_trip(tmp_path: Path) -> None:
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "a.txt").write_text(SEED_TEXT, encoding="utf-8")
-    (raw / "b.txt").write_text(with_summary("流水线气泡随微批次增多而缩小。", "Pipeline bubbles shrink with more "
+    (raw / "b.txt").write_text(with_summary("流水线气泡随微批次增多而缩小。", "The pipeline bubble shrinks with more "
                                             "micro-batches."), encoding="utf-8")
     table = tmp_path / "titles.tsv"
     code, stdout, stderr = run(str(raw), "--out", str(tmp_path / "first"), "--write-titles", str(table))
     assert code == 0, stderr
     rows = [line.split("\t") for line in table.read_text(encoding="utf-8").splitlines()]
-    assert rows[0] == ["file", "zh", "en", "slug"]
+    assert rows[0] == ["file", "zh", "en", "slug", "from"]
     assert {r[0] for r in rows[1:]} == {"a.txt", "b.txt"}
     derived = {r[0]: r for r in rows[1:]}
+    assert derived["b.txt"][1:] == ["流水线气泡", "Pipeline bubble", "pipeline-bubble", "summary subject"]
     assert derived["a.txt"][3] == load_card_file(tmp_path / "first" / f"{derived['a.txt'][3]}.md").slug
     edited = ("file\tzh\ten\tslug\na.txt\tZeRO 三个阶段\tZeRO stages\tzero-stages\n"
               "b.txt\t流水线气泡\tPipeline bubbles\t\n")

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from app.cards.schema import CardDoc
 from app.export.handbook import render_handbook
 from harness.deck import token
+from tests.utils.graph_page import click_node
 
 MATHML = "http://www.w3.org/1998/Math/MathML"
 
@@ -64,7 +65,7 @@ def handbook(deck: list[CardDoc], verdicts: dict[str, list[dict[str, object]]],
 def test_handbook_is_one_inert_file(handbook: Path, deck: list[CardDoc]) -> None:
     html = handbook.read_text(encoding="utf-8")
     found = live_markup(html)
-    assert (found.scripts, found.data_blocks) == (1, 1)  # the hashed script; its search index (JSON data)
+    assert (found.scripts, found.data_blocks) == (1, 2)  # the hashed script; its search index and graph (JSON)
     assert found.problems == []
     assert found.sources == []  # nothing to fetch: no src= at all, no <img>, <link>, <iframe> (problems)
     assert "@import" not in html and "url(" not in html and "@font-face" not in html
@@ -180,6 +181,29 @@ def test_offline_handbook_dark(browser: Any, handbook: Path) -> None:
         page.screenshot(path="/tmp/proofdeck-handbook-dark.png")
         page.set_viewport_size({"width": 390, "height": 844})
         page.screenshot(path="/tmp/proofdeck-handbook-phone.png")
+        assert requests == [] and dialogs == []
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_offline_handbook_graph(browser: Any, handbook: Path, deck: list[CardDoc]) -> None:
+    """The handbook's graph, from file:// with every other request aborted: cytoscape is inlined, it draws one
+    node per card when the graph is opened, and a click on a node goes to that card's section."""
+    context, page, requests, dialogs = _open(browser, handbook)
+    try:
+        assert page.evaluate("window.proofdeckGraph") is None  # drawn only when opened
+        page.locator("#graph-view > summary").click()
+        page.wait_for_function("window.proofdeckGraph !== undefined")
+        assert page.evaluate("proofdeckGraph.nodes().length") == len(deck)
+        slugs = {d.slug for d in deck}
+        linked = {(d.slug, link.slug) for d in deck for link in d.links if link.slug in slugs - {d.slug}}
+        assert page.evaluate("proofdeckGraph.edges().length") == len(linked) > 0
+        assert sorted(page.evaluate("proofdeckGraph.nodes().map(n => n.id())")) == sorted(slugs)
+        target = deck[len(deck) // 3]
+        click_node(page, target.slug)
+        page.wait_for_function("s => location.hash === '#card-' + s", arg=target.slug)
+        expect(page.locator(f"#card-{target.slug}")).to_be_in_viewport()
         assert requests == [] and dialogs == []
     finally:
         context.close()

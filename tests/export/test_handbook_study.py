@@ -58,7 +58,7 @@ def test_every_live_item_compactly_and_no_card_text_in_the_data(synced: Engine) 
                       .where(col(ReviewItem.retired).is_(False))).all()
     html = render_handbook(docs, verdicts, study=handbook_study(ReviewEngine(synced), docs))
     found = live_markup(html)
-    assert (found.scripts, found.data_blocks, found.problems, found.sources) == (1, 2, [], [])
+    assert (found.scripts, found.data_blocks, found.problems, found.sources) == (1, 3, [], [])  # index, graph, study
     data = _study_json(html)
     assert sorted("/".join(i[:3]) for i in items(data)) == sorted(f"{slug}/{kind}/{key}" for kind, key, slug in live)
     text = json.dumps(data, ensure_ascii=False)

@@ -41,7 +41,7 @@ def verdicts(docs: list[CardDoc]) -> dict[str, list[dict[str, object]]]:
 
 def test_handbook(docs: list[CardDoc]) -> None:
     found = live_markup(render_handbook(docs, verdicts(docs)))
-    assert (found.scripts, found.data_blocks) == (1, 1) and found.problems == []
+    assert (found.scripts, found.data_blocks) == (1, 2) and found.problems == []  # search index, graph data
 
 
 def test_anki_package(docs: list[CardDoc], tmp_path: Path) -> None:

@@ -7,48 +7,20 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
+
+from tests.utils.graph_page import CENTRED, click_node, open_graph
 
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.backend_agnostic("a page drawn in Chromium from /api/graph's data; "
                                           "the graph itself runs on both backends in tests/api")
-# the node (its box, label included) is in the middle of the canvas
-CENTRED = """slug => { const cy = proofdeckGraph, b = cy.getElementById(slug).renderedBoundingBox();
-                        return Math.abs((b.x1 + b.x2) / 2 - cy.width() / 2) < 2
-                            && Math.abs((b.y1 + b.y2) / 2 - cy.height() / 2) < 2; }"""
-
-
 @pytest.fixture
 def cards_dir(tmp_path: Path) -> Path:
     """The bundled deck (tests/pages/conftest.py serves the small fixture deck elsewhere)."""
     return Path(shutil.copytree(ROOT / "cards", tmp_path / "cards"))
-
-
-def _open_graph(browser: Any, base: str) -> tuple[Any, Any, list[str], list[str]]:
-    """/graph in a fresh context where any request to another host is aborted and recorded."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    ours = urlsplit(base).netloc
-    outside: list[str] = []
-    problems: list[str] = []
-
-    def route(r: Any) -> None:
-        if urlsplit(r.request.url).netloc == ours:
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
-    page.goto(f"{base}/graph")
-    page.wait_for_function("window.proofdeckGraph !== undefined")
-    return context, page, outside, problems
 
 
 @pytest.mark.browser
@@ -57,7 +29,7 @@ def test_graph_draws_searches_and_opens_cards(live_server: str, browser: Any) ->
 
     api = httpx.get(f"{live_server}/api/graph").json()
     assert len(api["nodes"]) > 10 and api["edges"]
-    context, page, outside, problems = _open_graph(browser, live_server)
+    context, page, outside, problems = open_graph(browser, live_server)
     try:
         assert page.evaluate("proofdeckGraph.nodes().length") == len(api["nodes"])
         assert page.evaluate("proofdeckGraph.edges().length") == len(api["edges"])
@@ -89,12 +61,7 @@ def test_graph_draws_searches_and_opens_cards(live_server: str, browser: Any) ->
         page.goto(f"{live_server}/graph")
         page.wait_for_function("window.proofdeckGraph !== undefined")
         other = api["nodes"][0]
-        page.fill("#graph-search", other["slug"])  # centred and enlarged, so nothing covers it
-        page.wait_for_function(
-            CENTRED, arg=other["slug"], timeout=10_000)
-        box = page.locator("#graph").bounding_box()
-        pos = page.evaluate("s => proofdeckGraph.getElementById(s).renderedPosition()", other["slug"])
-        page.mouse.click(box["x"] + pos["x"], box["y"] + pos["y"])
+        click_node(page, other["slug"])
         page.wait_for_url(f"{live_server}/cards/{other['slug']}")
 
         # the module filter hides every other module's nodes and list rows

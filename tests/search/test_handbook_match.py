@@ -69,5 +69,37 @@ def test_the_shipped_index_cannot_close_its_script_block() -> None:
     assert "<" not in block.group(1) and ">" not in block.group(1)
     index = json.loads(block.group(1))
     assert "hostile" in index["slugs"]
+    graph = re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', html, re.DOTALL)
+    assert graph is not None and "<" not in graph.group(1) and ">" not in graph.group(1)
+    assert "hostile" in {n["slug"] for n in json.loads(graph.group(1))["nodes"]}
     scripts, _ = markup_report(html, allowed=frozenset({element("style")}))
-    assert [attrs for attrs, _ in scripts] == [{"type": "application/json", "id": "search-index"}, {}]
+    assert [attrs for attrs, _ in scripts] == [{"type": "application/json", "id": "search-index"},
+                                               {"type": "application/json", "id": "graph-data"}, {}]
+
+
+def _unpacked(text: str) -> list[tuple[int, float]]:
+    """A packed posting string read back as match.js reads it (base-32 digits; gaps; weights / scale)."""
+    from app.search.offline import ALPHABET
+
+    nums, n = [], 0
+    for ch in text:
+        d = ALPHABET.index(ch)
+        n = n * 32 + (d & 31)
+        if d < 32:
+            nums.append(n)
+            n = 0
+    docs = [sum(nums[0 : k + 1 : 2]) for k in range(0, len(nums), 2)]
+    return [(d, w / 10**4) for d, w in zip(docs, nums[1::2], strict=True)]
+
+
+def test_packed_postings_hold_the_rounded_weights_in_under_half_the_room() -> None:
+    docs = [s.doc for s in load_deck(ROOT / "cards")]
+    index = index_cards([card_text(d) for d in sorted(docs, key=lambda d: d.slug)], 0, "both")
+    shipped = offline_index(docs)
+    for table, bm25 in (("cards", index.card_bm25), ("units", index.unit_bm25)):
+        plain = {tok: [(d, round(w, 4)) for d, w in sorted(posts)] for tok, posts in bm25.postings().items()}
+        assert {tok: _unpacked(s) for tok, s in shipped[table].items()} == plain
+        as_lists = sum(len(json.dumps([x for p in posts for x in p], separators=(",", ":")))
+                       for posts in plain.values())
+        # 2: a string's quotes; the share is 0.32 at 1,000 generated cards
+        assert sum(len(s) + 2 for s in shipped[table].values()) < 0.55 * as_lists

@@ -291,26 +291,29 @@ def test_obsidian_notes_and_zip(site: Site) -> None:
 
 
 def handbook_script(text: str) -> list[tuple[dict[str, str], str]]:
-    """The handbook's one script, the one whose hash its CSP names (its search, then study mode: ts-fsrs and
-    ours), after its data: the search index and the study items, JSON blocks (never run) with no ``<`` that
-    could close them."""
+    """The handbook's one script, the one whose hash its CSP names (its search, the graph: cytoscape and
+    graph.js, then study mode: ts-fsrs and ours), after its data: the search index, the graph and the study
+    items, JSON blocks (never run) with no ``<`` that could close them."""
     import base64
     import hashlib
     import json
 
     from app.core.config import PROJECT_ROOT
-    from app.export.handbook import study_script
+    from app.export.handbook import graph_script, study_script
 
     script = "".join((PROJECT_ROOT / "templates" / name).read_text(encoding="utf-8")
-                     for name in ("match.js", "handbook.js")) + study_script()
+                     for name in ("match.js", "handbook.js")) + graph_script() + study_script()
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     assert f"'sha256-{digest}'" in text
     data = re.search(r'<script type="application/json" id="search-index">([^<]*)</script>', text)
     study = re.search(r'<script type="application/json" id="study-data">([^<]*)</script>', text)
     assert data and json.loads(data.group(1))["slugs"]
     assert study and json.loads(study.group(1))["items"]
+    graph = re.search(r'<script type="application/json" id="graph-data">([^<]*)</script>', text)
+    assert graph and json.loads(graph.group(1))["nodes"]
     return [({"type": "application/json", "id": "study-data"}, study.group(1)),
-            ({"type": "application/json", "id": "search-index"}, data.group(1)), ({}, script)]
+            ({"type": "application/json", "id": "search-index"}, data.group(1)),
+            ({"type": "application/json", "id": "graph-data"}, graph.group(1)), ({}, script)]
 
 
 HANDBOOK_ELEMENTS = frozenset({element("meta", charset="utf-8"),
