@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.items import unit_table
-from app.items.answers import AnswerError, parse_number, split_number
-from app.items.typed_quantity import mismatch_note
+from app.items.answers import AnswerError, parse_number
+from app.items.typed_quantity import mismatch_note, number_of
 from verify.known import drills as formula_drills
 from verify.known import ledger
 from verify.known.drills import Worked, tex_number
@@ -245,7 +245,7 @@ def grade(params: dict[str, Any], typed: str) -> Graded:
     drill's (:mod:`app.items.unit_table`: the same float factors the handbook's page uses); a unit of another
     kind, or one the table does not know, is wrong, with the feedback naming it."""
     try:
-        value, written = split_number(typed)
+        value, written = number_of(typed)  # (Chinese numerals too: 二十八点零六 吉字节)
     except AnswerError as exc:
         raise DrillError(str(exc)) from None
     expected, drill_unit = answer(params), unit(params)

@@ -64,7 +64,9 @@ def wrong_unit(written: str, value: float, drill_unit: str, converted: float | N
             "zh": f"你写的单位是 {written}，题目要求的是 {drill_unit}"}
 
 
-def _number(typed: str) -> tuple[float, str]:
+def number_of(typed: str) -> tuple[float, str]:
+    """The number a typed answer starts with, Chinese numerals included (二十八点零六 吉字节 → 28.06, "吉字节"),
+    and what is written after it."""
     text = unicodedata.normalize("NFKC", typed or "").strip()
     m = _CN_NUMBER.match(text)
     if m:  # 二十八点零六 吉字节, 三千万
@@ -90,7 +92,7 @@ def _ratio(value: float, written: str, drill_unit: str) -> Typed:
 
 def read(typed: str, drill_unit: str) -> Typed:
     """``typed`` in ``drill_unit`` (see the module docstring); :class:`AnswerError` when there is no number."""
-    value, written = _number(typed)
+    value, written = number_of(typed)
     written = unicodedata.normalize("NFKC", written).strip()
     if not written or written == drill_unit or written == unicodedata.normalize("NFKC", drill_unit):
         return Typed(value, written)
@@ -135,4 +137,4 @@ def mismatch_note(t: Typed, expected: float, drill_unit: str, tolerance: float) 
     return wrong_unit(t.unit_written, t.value if t.amount is None else t.amount, drill_unit, t.value)
 
 
-__all__ = ["KIND_WORDS", "AnswerError", "Typed", "mismatch_note", "read", "wrong_unit"]
+__all__ = ["KIND_WORDS", "AnswerError", "Typed", "mismatch_note", "number_of", "read", "wrong_unit"]

@@ -81,3 +81,17 @@ def test_a_real_drill_in_another_unit() -> None:
     assert _judge(f"{expected / 1000:.6g} TB", expected, drill_unit)[0]
     ok, note = _judge(f"{expected:.6g} TB", expected, drill_unit)
     assert not ok and note is not None and "you wrote TB" in note["en"]
+
+
+def test_the_drill_grader_reads_chinese_numerals_and_units() -> None:
+    """``drills.grade`` (what POST /api/review calls): the answer written in Chinese numerals and a Chinese unit word
+    is right, a Chinese numeral of another amount is wrong."""
+    import cn2an
+
+    params = drills.new_params("memory-zero3", seed=7)
+    expected = drills.answer(params)
+    assert drills.unit(params) == "GB"
+    spoken = cn2an.an2cn(f"{expected:.2f}", "low")  # 28.06 -> 二十八点零六
+    assert drills.grade(params, f"{spoken} 吉字节").correct
+    assert drills.grade(params, f"约{spoken}GB").correct
+    assert not drills.grade(params, f"{cn2an.an2cn(f'{expected * 2:.2f}', 'low')} 吉字节").correct
