@@ -29,6 +29,7 @@ from app.export.anki_drills import drill_notes, typed_model
 from app.export.deck import Verdicts
 from app.export.obsidian import label_key, tag_text
 from app.export.tex import unsafe_tex
+from app.items import drills
 from app.items.items import PITFALL_FALLBACK, PITFALL_PROMPT, atomic, pitfall_pairs
 from app.items.misconceptions import BACK, FRONT
 from app.render.markdown import link_open_rule
@@ -179,11 +180,14 @@ def subdeck_id(doc: CardDoc) -> int:
     return int(hashlib.sha1(f"proofdeck-module:{label_key(doc.module)}".encode()).hexdigest()[:12], 16)
 
 
-def card_notes(doc: CardDoc, verdicts: Verdicts | None = None, lang: str = "both") -> list[genanki.Note]:
+def card_notes(doc: CardDoc, verdicts: Verdicts | None = None, lang: str = "both",
+               owns_ledger: bool | None = None) -> list[genanki.Note]:
     """One note per review item: the card (key insights), each follow-up, each pitfall (mistake → what goes
     wrong), each misconception drill (a refuted / conditional claim) and each computed drill (a type-in
     note, :mod:`app.export.anki_drills`). The quoted words of every claim are marked in place; Extra lists
-    only the verdicts on text of that note. ``lang`` (``LANGS``): the other language's fields stay empty."""
+    only the verdicts on text of that note. ``lang`` (``LANGS``): the other language's fields stay empty.
+    ``owns_ledger``: whether the deck's ZeRO ledger drills are this card's (``ledger_owner``; None: a card
+    alone), so that each drill is one note, on the card the server attaches it to."""
     langs = LANGS[lang]
     rows = list((verdicts or {}).get(doc.slug, ()))
     psi = psi_of(rows)
@@ -231,12 +235,18 @@ def card_notes(doc: CardDoc, verdicts: Verdicts | None = None, lang: str = "both
              for lang in ("zh", "en")}
         a = {lang: escape(BACK[kind][lang] + drill_note(v, lang, psi)) if q[lang] else "" for lang in ("zh", "en")}
         add(f"misconception-{v.get('claim_id')}", "misconception", q, a, {})
-    notes += drill_notes(doc, TYPED_MODEL, langs, f"{context} · {title}", anki_tags(doc, "drill"), field_html, inert)
+    notes += drill_notes(doc, TYPED_MODEL, langs, f"{context} · {title}", anki_tags(doc, "drill"), field_html, inert,
+                         owns_ledger)
     return notes
 
 
 def _title(t: LangText, langs: Sequence[str] = ("zh", "en")) -> str:
     return escape(" · ".join(p for p in dict.fromkeys(getattr(t, lg) for lg in langs) if p))
+
+
+def owner_of(docs: Sequence[CardDoc]) -> str | None:
+    """The card of ``docs`` that holds the ZeRO ledger drills (``app.items.drills.ledger_owner``)."""
+    return drills.ledger_owner([(d.slug, [c.asserts for c in d.claims]) for d in docs])
 
 
 def write_package(docs: Sequence[CardDoc], path: Path, verdicts: Verdicts | None = None, *,
@@ -248,9 +258,10 @@ def write_package(docs: Sequence[CardDoc], path: Path, verdicts: Verdicts | None
         raise ValueError(f"unknown language {lang!r}: choose one of {', '.join(LANGS)}")
     root = genanki.Deck(DECK_ID, DECK_NAME, description=DECK_DESCRIPTION)
     decks: dict[int, genanki.Deck] = {}
+    owner = owner_of(docs)
     for doc in progress.each("building notes", docs, unit="cards") if progress else docs:
         deck = decks.setdefault(subdeck_id(doc), genanki.Deck(subdeck_id(doc), subdeck_name(doc, LANGS[lang])))
-        for note in card_notes(doc, verdicts, lang):
+        for note in card_notes(doc, verdicts, lang, owns_ledger=doc.slug == owner):
             deck.add_note(note)
     if progress:
         progress.step("writing the package")

@@ -51,11 +51,12 @@ def seed(slug: str, key: str) -> int:
 
 
 def drill_notes(doc: CardDoc, model: genanki.Model, langs: Sequence[str], context: str, tags: list[str],
-                render: Callable[[str], str], guard: Callable[[str], str]) -> list[genanki.Note]:
+                render: Callable[[str], str], guard: Callable[[str], str],
+                owns_ledger: bool | None = None) -> list[genanki.Note]:
     """One type-in note per drill of ``doc`` (``render``: card Markdown → field HTML; ``guard``: Anki's
-    own text markup disarmed), in the languages ``langs``."""
+    own text markup disarmed), in the languages ``langs``; ``owns_ledger`` as ``drills.drill_keys`` takes it."""
     out = []
-    for key in drills.drill_keys(doc.slug, [c.asserts for c in doc.claims]):
+    for key in drills.drill_keys(doc.slug, [c.asserts for c in doc.claims], owns_ledger):
         params = drills.new_params(key, seed=seed(doc.slug, key))
         question, solution = drills.question(params), drills.solution(params)
         unit = drills.unit(params)

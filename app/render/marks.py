@@ -239,11 +239,12 @@ def escape_note(note: str) -> str:
 
 
 def note_markdown(mark: Mark) -> str:
-    """The verdict as plain Markdown (Obsidian): `` **✗** *16Ψ, not 14Ψ*``, `` **✓** (measured at N=2, N=4)``: only
-    the plugin's syntax escaped."""
-    note = "" if mark.kind == "confirmed" and mark.method else mark.note
-    note, method = escape_note(note), escape_note(mark.method)
-    return f" **{mark.sign}**" + (f" *{note}*" if note else "") + (f" ({method})" if method else "")
+    """The verdict as plain Markdown (Obsidian): `` **✗** *16Ψ, not 14Ψ*``, `` **✓** *measured* (at N=2, N=4)``
+    (the method word, then where it ran): only the plugin's syntax escaped."""
+    word, _sp, where = mark.method.partition(" ")
+    note = word if mark.kind == "confirmed" and word else mark.note
+    note, where = escape_note(note), escape_note(where)
+    return f" **{mark.sign}**" + (f" *{note}*" if note else "") + (f" ({where})" if where else "")
 
 
 def finish_markdown(text: str, marks: Sequence[Mark]) -> str:

@@ -159,8 +159,9 @@ def marks_for(verdicts: Sequence[Any], lang: str, psi: float | None = None, link
             continue
         cid = str(_get(v, "claim_key") or "")
         method = str(_get(v, "method") or "")
-        out.append(Mark(cid, kind, quote, claim_note(v, lang, psi), f"#claim-{cid}" if link else "", method,
-                        method_text(method, _get(v, "evaluated"), lang)))
+        # how a ✓ was obtained and where it ran; a ✗ or ≈ says its correction or condition instead
+        shown = method_text(method, _get(v, "evaluated"), lang) if kind == "confirmed" else ""
+        out.append(Mark(cid, kind, quote, claim_note(v, lang, psi), f"#claim-{cid}" if link else "", method, shown))
     return out
 
 

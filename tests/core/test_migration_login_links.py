@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
 import app.models.migrate as migrate
 from app.auth.links import issue_link
-from app.auth.users import create_user, issue_token
+from app.auth.users import issue_token
 from app.core.db import make_engine
 from app.main import create_app
 from app.models.user import User
@@ -24,7 +24,12 @@ def test_upgrade_from_0009_keeps_tokens_as_api_tokens(database_url: str, tmp_pat
     migrate.upgrade(engine, "0009_deck_identity")
     assert "loginlink" not in inspect(engine).get_table_names()
     with Session(engine) as s, s.begin():  # what 0009's `user add ada` and `user link ada` stored
-        user, added = create_user(s, "ada")
+        user = User(username="ada")  # (its settings row as 0009 had it: today's model has later columns)
+        s.add(user)
+        s.flush()
+        s.execute(text("INSERT INTO usersettings (user_id, desired_retention, new_per_day, reviews_per_day, language, "
+                       "optimized_reviews) VALUES (:id, 0.9, 20, 200, 'both', 0)"), {"id": user.id})
+        added = issue_token(s, user, kind="api", label="created with the account")
         old_link = issue_token(s, user, kind="api", label="login link (proofdeck user link)")
 
     migrate.init_db(engine)  # what `proofdeck db upgrade` and every start do

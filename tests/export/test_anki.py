@@ -16,7 +16,7 @@ from anki.import_export_pb2 import ImportAnkiPackageOptions
 from app.cards.schema import CardDoc, LangText
 from app.export.anki import FIELDS, field_html, inert, write_package
 from app.export.anki_drills import TYPED_FIELDS
-from app.items.drills import drill_keys
+from app.items.drills import drill_keys, ledger_owner
 from app.items.items import MISCONCEPTION_KINDS, pitfall_pairs
 from tests.export.test_handbook import live_markup
 
@@ -43,8 +43,9 @@ def note_by_key(col: Collection, key: str) -> Any:
 
 
 def computed_drills(docs: list[CardDoc]) -> int:
-    """The type-in notes: one per computed drill of each card."""
-    return sum(len(drill_keys(d.slug, [c.asserts for c in d.claims])) for d in docs)
+    """The type-in notes: one per computed drill, the ZeRO ledger's on the one card that owns them."""
+    owner = ledger_owner([(d.slug, [c.asserts for c in d.claims]) for d in docs])
+    return sum(len(drill_keys(d.slug, [c.asserts for c in d.claims], d.slug == owner)) for d in docs)
 
 
 def items(docs: list[CardDoc], verdicts: dict[str, list[dict[str, object]]] | None = None) -> int:

@@ -63,7 +63,8 @@ def test_subdecks_type_in_drills_and_one_language(client: TestClient, packages: 
     for col in (en, zh):
         subdecks = sorted(d.name for d in col.decks.all_names_and_ids() if d.name.startswith("proofdeck::"))
         assert sorted(name.split("::")[1].split(" · ")[0] for name in subdecks) == sorted(codes), subdecks
-        assert sum(len(col.find_cards(f'"deck:{name}"')) for name in subdecks) == col.card_count() > 300
+        # 29 cards, about 9 items each
+        assert sum(len(col.find_cards(f'"deck:{name}"')) for name in subdecks) == col.card_count() > 250
         for slug in ("zero-sharding", "kv-cache"):
             module = next(c["module"] for c in cards["data"] if c["slug"] == slug)
             deck = {col.get_card(cid).did for cid in col.find_cards(f'"Key:{slug}*"')}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.cards.schema import CardDoc, Claim, FollowUp, Label, LangText, Link
-from app.export.anki import card_notes, write_package
+from app.export.anki import card_notes, owner_of, write_package
 from app.export.handbook import render_handbook
 from app.export.obsidian import vault_files, write_vault
 from harness.deck import XSS
@@ -51,7 +51,9 @@ def test_anki_package(docs: list[CardDoc], tmp_path: Path) -> None:
         (tmp_path / "c.anki2").write_bytes(zf.read("collection.anki2"))
     with sqlite3.connect(tmp_path / "c.anki2") as db:
         rows = db.execute("SELECT flds, tags FROM notes").fetchall()
-    assert len(rows) == sum(len(card_notes(d, verdicts(docs))) for d in docs) > 2 * len(docs)  # one per item
+    owner = owner_of(docs)
+    assert len(rows) == sum(len(card_notes(d, verdicts(docs), owns_ledger=d.slug == owner)) for d in docs) \
+        > 2 * len(docs)  # one per item
     for flds, tags in rows:
         for value in flds.split("\x1f"):
             found = live_markup(value)

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,25 @@ def _run_clients(port: int, clients: list[Reviewer], ledger: Ledger, done: list[
         done.append(exc)
 
 
+def _in_own_thread(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``asyncio.run(main())`` in a thread of its own: the test's thread may already run an event loop (a
+    Playwright browser an earlier test of this xdist worker started), where asyncio.run refuses to start."""
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # re-raised in the test's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="resend")
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "the resent requests did not finish"
+    if failed:
+        raise failed[0]
+
+
 def _wait_acks(ledger: Ledger, at_least: int, deadline: float, load: threading.Thread) -> None:
     while len(ledger.acked) < at_least:
         assert not ledger.errors, ledger.errors[:5]
@@ -215,7 +235,7 @@ def test_kill_9_among_32_reviewers_on_two_workers(tmp_path: Path, database_url: 
             for c in conns.values():
                 c.close()
 
-        asyncio.run(resend())
+        _in_own_thread(resend)
     finally:
         ledger.stop.set()
         ledger.abort.set()

@@ -35,12 +35,14 @@ def test_definitions_and_arithmetic_are_not_shown_as_proofs() -> None:
     html = finish_html(render_markdown(place("gpus and worked", marks)), marks)
     assert ">≝<" in html and '<span class="mark-kind">definition</span>' in html and ">✓<" not in html
     out = finish_markdown(place("gpus", marks[:1]), marks[:1])
-    assert out == "gpus **≝** (definition)"
+    assert out == "gpus **≝** *definition*"  # the method word as the mark's words, as for every ✓
 
 
 def test_obsidian_method_text_is_escaped() -> None:
-    mark = Mark("t", "confirmed", "time", "", "", "simulated", "simulated at ring N=2")
-    assert finish_markdown(place("time", [mark]), [mark]) == "time **✓** (simulated at ring N\\=2)"
+    """The method word as the mark's words, where it ran after it; a bracket (a link in Obsidian) is escaped,
+    a lone "=" (no syntax) is not."""
+    mark = Mark("t", "confirmed", "time", "", "", "simulated", "simulated at ring [N]=2")
+    assert finish_markdown(place("time", [mark]), [mark]) == "time **✓** *simulated* (at ring \\[N\\]=2)"
 
 
 def test_the_cli_summary_counts_by_method_and_lists_where_a_check_ran() -> None:

@@ -344,7 +344,7 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
     from anki.collection import Collection, ImportAnkiPackageRequest
     from anki.import_export_pb2 import ImportAnkiPackageOptions
 
-    from app.export.anki import MODEL, card_notes, write_package
+    from app.export.anki import MODEL, card_notes, owner_of, write_package
     from app.export.deck import load_docs, load_verdicts
 
     engine = site.client.app.state.engine  # type: ignore[attr-defined]
@@ -358,7 +358,9 @@ def test_anki_package_in_the_real_backend(site: Site, tmp_path: Path) -> None:
         collection.import_anki_package(ImportAnkiPackageRequest(package_path=str(path),
                                                                 options=ImportAnkiPackageOptions()))
         note_ids, math = collection.find_notes(""), 0
-        assert len(note_ids) == sum(len(card_notes(d, verdicts)) for d in docs)  # one note per review item
+        owner = owner_of(docs)
+        assert len(note_ids) == sum(len(card_notes(d, verdicts, owns_ledger=d.slug == owner))
+                                    for d in docs)  # one note per review item
         for nid in note_ids:
             note = collection.get_note(nid)
             for value in note.values():
