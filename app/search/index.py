@@ -97,11 +97,12 @@ class Bm25:
         """token → [(document, its precomputed BM25 weight)], what the offline handbook ships."""
         m = self.model.scores
         names = {i: t for t, i in self.vocab.items()}
+        # Python ints and floats once for the whole matrix (``tolist`` gives the same values as int()/float())
+        indptr, docs, weights = (np.asarray(m[k]).tolist() for k in ("indptr", "indices", "data"))
         out: dict[str, list[tuple[int, float]]] = {}
         for tid in range(len(self.vocab)):
-            lo, hi = int(m["indptr"][tid]), int(m["indptr"][tid + 1])
-            out[names[tid]] = [(int(d), float(s)) for d, s in zip(m["indices"][lo:hi], m["data"][lo:hi],
-                                                                    strict=True)]
+            lo, hi = indptr[tid], indptr[tid + 1]
+            out[names[tid]] = list(zip(docs[lo:hi], weights[lo:hi], strict=True))
         return out
 
 

@@ -38,12 +38,6 @@ ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 FINAL, MORE = ALPHABET[:32], ALPHABET[32:]
 
 
-def _number(n: int) -> str:
-    if n < len(_SMALL):
-        return _SMALL[n]
-    return _digits(n)
-
-
 def _digits(n: int) -> str:
     groups = [FINAL[n & 31]]
     n >>= 5
@@ -59,12 +53,16 @@ _SMALL = tuple(_digits(n) for n in range(1 << 15))  # every gap and most weights
 def packed(posts: Sequence[tuple[int, float]]) -> str:
     """One token's postings as gaps between the sorted numbers and weights × 10^DIGITS, in base-32 digits."""
     out: list[str] = []
+    add = out.append
+    small, many, scale = _SMALL, len(_SMALL), 10**DIGITS  # half a million postings at 1,000 cards
     last = 0
     for doc, weight in sorted(posts):
-        scaled = round(round(weight, DIGITS) * 10**DIGITS)
+        scaled = round(round(weight, DIGITS) * scale)
         if scaled < 0:
             raise ValueError(f"negative BM25 weight {weight}")
-        out += (_number(doc - last), _number(scaled))
+        gap = doc - last
+        add(small[gap] if gap < many else _digits(gap))
+        add(small[scaled] if scaled < many else _digits(scaled))
         last = doc
     return "".join(out)
 
