@@ -18,6 +18,7 @@ every sync) moves, and at server start-up (:func:`warm`). No Chinese dictionary 
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -78,8 +79,9 @@ class Bm25:
 
     @classmethod
     def build(cls, docs: Sequence[list[str]]) -> Bm25:
-        vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in docs]
+        # numbered in order of first use, then each document mapped through the finished vocabulary (C loops)
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(itertools.chain.from_iterable(docs)))}
+        ids = [list(map(vocab.__getitem__, doc)) for doc in docs]
         model = bm25s.BM25(k1=K1, b=B, method="lucene")
         if vocab:
             # bm25s adds its own entry ("") to the vocabulary it is given: hand it a copy
