@@ -206,10 +206,8 @@ def anchors_for(docs: list[CardDoc], known: Collection[TitleKey] = ()) -> dict[i
                 continue
             seen.add(key)
             mine = owners.get(key, set())
-            shared = Counter(g for w in words for g in having.get(w, ()) if g not in mine)
-            # the best two (share, group) as a descending sort of every other group's share would put them;
-            # the groups sharing no word score 0 and come after
-            best = heapq.nlargest(2, ((n / len(words), g) for g, n in shared.items()))
+            best = heapq.nlargest(2, ((len(words & summaries[g]) / len(words), g)
+                                      for g in _contenders(words, having) if g not in mine))
             if not best or best[0][0] < ANCHOR_SHARE:
                 continue  # no group shares a word (or every group owns the link): nothing reaches the share
             second = best[1][0] if len(best) > 1 else 0.0 if len(members) - len(mine) > 1 else None
@@ -220,6 +218,20 @@ def anchors_for(docs: list[CardDoc], known: Collection[TitleKey] = ()) -> dict[i
                 if j not in found or found[j][0] < share:
                     found[j] = (share, link.title, i)
     return {j: (title, by) for j, (_, title, by) in found.items()}
+
+
+# Only a group with at least this share of an anchor's words can decide it: the best needs ANCHOR_SHARE, and a
+# second best matters within ANCHOR_MARGIN of it (above 0.4); the rest score lower and change nothing.
+_CONTENDER_SHARE = 0.35
+
+
+def _contenders(words: set[str], having: dict[str, list[int]]) -> set[int]:
+    """Every group whose summary has at least ``_CONTENDER_SHARE`` of ``words`` (and maybe others): such a group
+    misses at most ``len(words) - need`` of them, so it has one of any ``len(words) - need + 1`` words; the
+    rarest ones give the fewest groups to score."""
+    need = max(1, int(_CONTENDER_SHARE * len(words)))
+    rarest = sorted(words, key=lambda w: len(having.get(w, ())))[: len(words) - need + 1]
+    return {g for w in rarest for g in having.get(w, ())}
 
 
 def _squashed(text: LangText) -> str:
