@@ -33,7 +33,7 @@ from app.export.handbook import render_handbook  # noqa: E402
 from app.export.obsidian import vault_files, vault_zip  # noqa: E402
 from app.models.migrate import init_db  # noqa: E402
 from app.render.markdown import render_markdown  # noqa: E402
-from app.render.math import shape_mathml, tex_to_mathml  # noqa: E402
+from app.render.math import _between_zeros, shape_mathml, tex_to_mathml  # noqa: E402
 from harness.deck import make_deck  # noqa: E402
 
 
@@ -43,6 +43,7 @@ def median_seconds(fn: Callable[[], object], repeat: int) -> float:
         render_markdown.cache_clear()
         tex_to_mathml.cache_clear()
         shape_mathml.cache_clear()
+        _between_zeros.cache_clear()
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
