@@ -17,6 +17,7 @@ Each title says where it came from (:class:`Derived`), which the import's report
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
 from collections.abc import Collection
@@ -187,7 +188,14 @@ def anchors_for(docs: list[CardDoc], known: Collection[TitleKey] = ()) -> dict[i
     members = list(groups.values())
     summaries = [_words(docs[g[0]].sections["summary"].en) | _words(docs[g[0]].sections["summary"].zh)
                  for g in members]
-    own = [{(lk.title.zh, lk.title.en) for j in g for lk in docs[j].links} for g in members]
+    owners: dict[tuple[str, str], set[int]] = {}  # a link's title → the groups whose cards carry that link
+    for g, group in enumerate(members):
+        for key in {(lk.title.zh, lk.title.en) for j in group for lk in docs[j].links}:
+            owners.setdefault(key, set()).add(g)
+    having: dict[str, list[int]] = {}  # a word → the groups whose summary has it: only those can score above 0
+    for g, words in enumerate(summaries):
+        for w in words:
+            having.setdefault(w, []).append(g)
     found: dict[int, tuple[float, LangText, int]] = {}
     seen: set[tuple[str, str]] = set()
     for i, doc in enumerate(docs):
@@ -197,17 +205,33 @@ def anchors_for(docs: list[CardDoc], known: Collection[TitleKey] = ()) -> dict[i
             if key in seen or len(words) < 2 or title_key(link.title) in known:
                 continue
             seen.add(key)
-            scores = sorted(((len(words & summaries[g]) / len(words), g) for g in range(len(members))
-                             if key not in own[g]), reverse=True)
-            if not scores or scores[0][0] < ANCHOR_SHARE:
+            mine = owners.get(key, set())
+            best = heapq.nlargest(2, ((len(words & summaries[g]) / len(words), g)
+                                      for g in _contenders(words, having) if g not in mine))
+            if not best or best[0][0] < ANCHOR_SHARE:
+                continue  # no group shares a word (or every group owns the link): nothing reaches the share
+            second = best[1][0] if len(best) > 1 else 0.0 if len(members) - len(mine) > 1 else None
+            if second is not None and best[0][0] - second < ANCHOR_MARGIN:
                 continue
-            if len(scores) > 1 and scores[0][0] - scores[1][0] < ANCHOR_MARGIN:
-                continue
-            share, g = scores[0]
+            share, g = best[0]
             for j in members[g]:
                 if j not in found or found[j][0] < share:
                     found[j] = (share, link.title, i)
     return {j: (title, by) for j, (_, title, by) in found.items()}
+
+
+# Only a group with at least this share of an anchor's words can decide it: the best needs ANCHOR_SHARE, and a
+# second best matters within ANCHOR_MARGIN of it (above 0.4); the rest score lower and change nothing.
+_CONTENDER_SHARE = 0.35
+
+
+def _contenders(words: set[str], having: dict[str, list[int]]) -> set[int]:
+    """Every group whose summary has at least ``_CONTENDER_SHARE`` of ``words`` (and maybe others): such a group
+    misses at most ``len(words) - need`` of them, so it has one of any ``len(words) - need + 1`` words; the
+    rarest ones give the fewest groups to score."""
+    need = max(1, int(_CONTENDER_SHARE * len(words)))
+    rarest = sorted(words, key=lambda w: len(having.get(w, ())))[: len(words) - need + 1]
+    return {g for w in rarest for g in having.get(w, ())}
 
 
 def _squashed(text: LangText) -> str:

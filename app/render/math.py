@@ -131,12 +131,27 @@ def shape_mathml(shape: str, display: bool) -> str:
 def _with_digits(mathml: str, digits: list[str]) -> str | None:
     """``mathml`` of the all-zero formula with its text's zeros replaced by ``digits`` in order (outside tags),
     or ``None`` when the text holds another number of zeros than the formula had digits."""
-    parts = _TEXT.split(mathml)
-    if sum(part.count("0") for part in parts[::2]) != len(digits):
+    pieces = _between_zeros(mathml)
+    if len(pieces) - 1 != len(digits):
         return None
-    it = iter(digits)
-    parts[::2] = [re.sub("0", lambda _m: next(it), part) if "0" in part else part for part in parts[::2]]
-    return "".join(parts)
+    out = [pieces[0]]
+    for digit, piece in zip(digits, pieces[1:], strict=True):
+        out += (digit, piece)
+    return "".join(out)
+
+
+@lru_cache(maxsize=1024)
+def _between_zeros(mathml: str) -> tuple[str, ...]:
+    """``mathml`` cut at every zero of its text (not inside a tag): one shape, cut once for all its formulas."""
+    pieces = [""]
+    for n, part in enumerate(_TEXT.split(mathml)):
+        if n % 2:  # a tag
+            pieces[-1] += part
+            continue
+        first, *rest = part.split("0")
+        pieces[-1] += first
+        pieces += rest
+    return tuple(pieces)
 
 
 def _convert(tex: str, display: bool) -> str:

@@ -18,6 +18,7 @@ every sync) moves, and at server start-up (:func:`warm`). No Chinese dictionary 
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -78,8 +79,9 @@ class Bm25:
 
     @classmethod
     def build(cls, docs: Sequence[list[str]]) -> Bm25:
-        vocab: dict[str, int] = {}
-        ids = [[vocab.setdefault(t, len(vocab)) for t in doc] for doc in docs]
+        # numbered in order of first use, then each document mapped through the finished vocabulary (C loops)
+        vocab = {t: i for i, t in enumerate(dict.fromkeys(itertools.chain.from_iterable(docs)))}
+        ids = [list(map(vocab.__getitem__, doc)) for doc in docs]
         model = bm25s.BM25(k1=K1, b=B, method="lucene")
         if vocab:
             # bm25s adds its own entry ("") to the vocabulary it is given: hand it a copy
@@ -97,11 +99,12 @@ class Bm25:
         """token → [(document, its precomputed BM25 weight)], what the offline handbook ships."""
         m = self.model.scores
         names = {i: t for t, i in self.vocab.items()}
+        # Python ints and floats once for the whole matrix (``tolist`` gives the same values as int()/float())
+        indptr, docs, weights = (np.asarray(m[k]).tolist() for k in ("indptr", "indices", "data"))
         out: dict[str, list[tuple[int, float]]] = {}
         for tid in range(len(self.vocab)):
-            lo, hi = int(m["indptr"][tid]), int(m["indptr"][tid + 1])
-            out[names[tid]] = [(int(d), float(s)) for d, s in zip(m["indices"][lo:hi], m["data"][lo:hi],
-                                                                    strict=True)]
+            lo, hi = indptr[tid], indptr[tid + 1]
+            out[names[tid]] = list(zip(docs[lo:hi], weights[lo:hi], strict=True))
         return out
 
 

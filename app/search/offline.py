@@ -38,12 +38,6 @@ ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 FINAL, MORE = ALPHABET[:32], ALPHABET[32:]
 
 
-def _number(n: int) -> str:
-    if n < len(_SMALL):
-        return _SMALL[n]
-    return _digits(n)
-
-
 def _digits(n: int) -> str:
     groups = [FINAL[n & 31]]
     n >>= 5
@@ -56,21 +50,36 @@ def _digits(n: int) -> str:
 _SMALL = tuple(_digits(n) for n in range(1 << 15))  # every gap and most weights × 10^4: three digits or fewer
 
 
-def packed(posts: Sequence[tuple[int, float]]) -> str:
-    """One token's postings as gaps between the sorted numbers and weights × 10^DIGITS, in base-32 digits."""
+def packed(posts: Sequence[tuple[int, float]], weights: dict[float, str] | None = None) -> str:
+    """One token's postings as gaps between the sorted numbers and weights × 10^DIGITS, in base-32 digits.
+    ``weights``: the digits of each weight seen so far (BM25 weights repeat: the same term frequency and
+    length give the same weight), shared by the calls for one index."""
     out: list[str] = []
+    add = out.append
+    seen = {} if weights is None else weights
+    small, many = _SMALL, len(_SMALL)  # half a million postings at 1,000 cards
     last = 0
     for doc, weight in sorted(posts):
-        scaled = round(round(weight, DIGITS) * 10**DIGITS)
-        if scaled < 0:
-            raise ValueError(f"negative BM25 weight {weight}")
-        out += (_number(doc - last), _number(scaled))
+        digits = seen.get(weight)
+        if digits is None:
+            digits = seen[weight] = _weight_digits(weight)
+        gap = doc - last
+        add(small[gap] if gap < many else _digits(gap))
+        add(digits)
         last = doc
     return "".join(out)
 
 
+def _weight_digits(weight: float) -> str:
+    scaled = round(round(weight, DIGITS) * 10**DIGITS)
+    if scaled < 0:
+        raise ValueError(f"negative BM25 weight {weight}")
+    return _SMALL[scaled] if scaled < len(_SMALL) else _digits(scaled)
+
+
 def _flat(bm25: Bm25) -> dict[str, str]:
-    return {tok: packed(posts) for tok, posts in sorted(bm25.postings().items())}
+    weights: dict[float, str] = {}
+    return {tok: packed(posts, weights) for tok, posts in sorted(bm25.postings().items())}
 
 
 def offline_index(docs: Sequence[CardDoc]) -> dict[str, Any]:
