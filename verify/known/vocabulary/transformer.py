@@ -6,7 +6,8 @@ Ledger formulas: ``verify.known.formulas`` transformer_params, training_flops, r
 Measured on a tiny GPT decoder built with torch.nn at two shapes (``verify.measure.experiments.decoder``:
 parameters, FlopCounterMode, bf16 tensors), FlashAttention's Algorithms 0 and 1 run on real tensors with HBM
 transfers counted (``verify.measure.sim.flash_attention``) and a LoRA-adapted layer
-(``verify.measure.experiments.lora``). A claim at other values (7B parameters, h = 4096) is calculated.
+(``verify.measure.experiments.lora``, re-built at a claim's own rank and widths: R = 2R beside R, h = 4096). A
+claim at other values (7B parameters) is calculated.
 """
 
 from __future__ import annotations
@@ -137,9 +138,18 @@ def _lora_configs(_ev: Any) -> list[Config]:
             for r_, h_, f_ in LORA_CASES]
 
 
+LORA_MAX_WEIGHTS = 4096 * 4096  # the largest base layer the adapter is built on (64 MB of fp32)
+
+
 def _lora(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
-    case = tuple(int(cfg.values.get(k, 0)) for k in ("R", "h", "f"))
-    if case not in LORA_CASES:
+    """Trainable parameters of the adapter built at the configuration's (R, h, f), a claim's fixed values put in
+    (``lora_trainable(R=2*R)`` at R = 8 builds R = 16): any whole positive shape up to ``LORA_MAX_WEIGHTS``."""
+    try:
+        case = tuple(int(sp.Integer(sp.sympify(cfg.values[k]))) for k in ("R", "h", "f"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if any(sp.sympify(cfg.values[k]) != n_ for k, n_ in zip(("R", "h", "f"), case, strict=True)) or \
+            min(case) < 1 or case[1] * case[2] > LORA_MAX_WEIGHTS:
         return None
     from verify.measure.experiments.lora import measure
 
@@ -194,7 +204,7 @@ FAMILIES = (
     Family("matmul_flops", _matmul_configs, "FlopCounterMode on a bias-free Linear stack"),
     Family("decoder", _decoder_configs, "a tiny torch.nn decoder, 2 shapes"),
     Family("flash_io", _flash_configs, "Algorithms 0 and 1 run, IO counted"),
-    Family("lora", _lora_configs, "an adapted layer, a 4-bit store"),
+    Family("lora", _lora_configs, "an adapted layer, a 4-bit store", rerunnable=True, needs=("R", "h", "f")),
 )
 
 QUANTITIES = (
