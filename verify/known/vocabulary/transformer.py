@@ -91,13 +91,25 @@ def _train_flops(r: dict[str, Any], args: tuple[str, ...], _cfg: Config) -> Any:
     return {"none": r["train_flops"], "full": r["recompute_flops"]}.get(args[0])
 
 
+def _linear_configs(_ev: Any) -> list[Config]:
+    return [Config(f"bf16 linear h={h_} b={b_} s={s_}", {"h": h_, "s": s_, "b": b_, "e": 2})
+            for h_, _a, _g, _l, _v, s_, b_ in DECODER_SHAPES]
+
+
 def _intensity(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
-    if decoder_shape(cfg) is None:
-        return None
+    """FLOPs over bytes of one bf16 h × h linear at the configuration's tokens, a claim's fixed values put in
+    (b = b·s, h = 4096: ``verify.measure.experiments.decoder.linear_intensity``); bf16 only (e = 2)."""
     from verify.measure.experiments.decoder import linear_intensity
 
-    bs = int(cfg.values["b"]) * (int(cfg.values["s"]) if args[0] == "prefill" else 1)
-    r = linear_intensity(bs, int(cfg.values["h"]))
+    try:
+        names = ("b", "s", "h", "e") if args[0] == "prefill" else ("b", "h", "e")
+        vals = [sp.sympify(cfg.values[k]).doit() for k in names]  # 10**9 as written is an unevaluated power
+    except KeyError:
+        return None
+    if not all(v.is_Integer and v > 0 for v in vals) or vals[-1] != 2:
+        return None
+    bs = int(vals[0]) * (int(vals[1]) if args[0] == "prefill" else 1)
+    r = linear_intensity(bs, int(vals[-2]))
     return sp.Rational(r["flops"], r["bytes"]), {}
 
 
@@ -203,6 +215,8 @@ FAMILIES = (
            needs=("h", "f", "L", "V")),
     Family("matmul_flops", _matmul_configs, "FlopCounterMode on a bias-free Linear stack"),
     Family("decoder", _decoder_configs, "a tiny torch.nn decoder, 2 shapes"),
+    Family("linear_roofline", _linear_configs, "one bf16 h × h linear, FlopCounterMode (meta device when large)",
+           rerunnable=True, needs=("b", "s", "h", "e")),
     Family("flash_io", _flash_configs, "Algorithms 0 and 1 run, IO counted"),
     Family("lora", _lora_configs, "an adapted layer, a 4-bit store", rerunnable=True, needs=("R", "h", "f")),
 )
@@ -245,7 +259,7 @@ QUANTITIES = (
     Quantity("linear_intensity", ("infer",), "FLOP/byte", "measured",
              "FLOPs over bytes moved of an h × h bf16 linear on bs (prefill) or b (decode) tokens: "
              "2xh²/(e(2xh + h²)) (FlopCounterMode, tensor sizes)",
-             lambda ph: rf.linear_intensity(tokens=b * s if ph == "prefill" else b, h=h, elem=e), "decoder",
+             lambda ph: rf.linear_intensity(tokens=b * s if ph == "prefill" else b, h=h, elem=e), "linear_roofline",
              _intensity),
     Quantity("ridge_intensity", (), "FLOP/byte", "definition",
              "peak FLOP/s over memory bandwidth (a definition: the roofline's ridge point, Williams et al. 2009)",
