@@ -11,13 +11,12 @@ its 12Ψ in and writes 12Ψ back. Mutation (the process): a host optimizer with 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import torch
 
-from tests.utils.judging import caches_cleared, card_claim
+from tests.utils.judging import card_claim, fresh_caches
 from verify.judge import Evidence, judge
 from verify.measure.experiments import host_optimizer_io as io
 
@@ -25,10 +24,7 @@ CLAIMS = (("zero-offload-infinity", "cpu-adam-reads"), ("zero-offload-infinity",
           ("zero-sharding", "followup-nvme-120gb"))
 
 
-@pytest.fixture
-def fresh_step(fresh: None) -> Iterator[None]:
-    with caches_cleared(io.cpu_adam_traffic, io.nvme_swap_bytes):
-        yield
+fresh_step = fresh_caches(io.cpu_adam_traffic, io.nvme_swap_bytes)
 
 
 def test_the_counts_are_rens_and_infinitys(fresh_step: None) -> None:

@@ -9,22 +9,17 @@ Mutation (the process): a linear that writes its output in fp32 moves more bytes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import torch
 from torch.nn import functional
 
-from tests.utils.judging import caches_cleared, card_claim
+from tests.utils.judging import card_claim, fresh_caches
 from verify.judge import Evidence, judge
 from verify.measure.experiments import decoder
 
-
-@pytest.fixture
-def fresh_linear(fresh: None) -> Iterator[None]:
-    with caches_cleared(decoder.linear_intensity):
-        yield
+fresh_linear = fresh_caches(decoder.linear_intensity)
 
 
 def test_real_and_meta_tensors_count_alike(fresh_linear: None) -> None:

@@ -8,21 +8,15 @@ d_out bias trains r(d_in + d_out) + d_out, which does not double with r, and the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import torch
 from torch import nn
 
-from tests.utils.judging import caches_cleared, card_claim
+from tests.utils.judging import card_claim, fresh_caches
 from verify.judge import Evidence, judge
 from verify.measure.experiments import lora
 
-
-@pytest.fixture
-def fresh_layers(fresh: None) -> Iterator[None]:
-    with caches_cleared(lora.measure):
-        yield
+fresh_layers = fresh_caches(lora.measure)
 
 
 def test_the_layers_at_r_and_2r_are_hus(fresh_layers: None) -> None:

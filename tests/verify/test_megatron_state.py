@@ -10,22 +10,17 @@ with bf16, and the card's 18 is refuted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import torch
 
-from tests.utils.judging import caches_cleared, card_claim
+from tests.utils.judging import card_claim, fresh_caches
 from verify.judge import Evidence, judge
 from verify.measure.experiments import megatron_optimizer as mo
 
 CLAIM = ("mixed-precision-memory", "megatron-18-bytes")
 
 
-@pytest.fixture
-def fresh_state(fresh: None) -> Iterator[None]:
-    with caches_cleared(mo.megatron_state):
-        yield
+fresh_state = fresh_caches(mo.megatron_state)
 
 
 def test_the_counts_are_megatrons(fresh_state: None) -> None:

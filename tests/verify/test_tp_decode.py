@@ -10,11 +10,9 @@ tensor to every other sends (t − 1)·b·h per call, and the cards' bytes and t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.utils.judging import caches_cleared, card_claim
+from tests.utils.judging import card_claim, fresh_caches
 from verify.judge import Evidence, judge
 from verify.measure.experiments import tp_decode
 from verify.measure.sim import ring
@@ -22,10 +20,7 @@ from verify.measure.sim import ring
 CLAIMS = ("per-token-bytes", "per-token-time")
 
 
-@pytest.fixture
-def fresh_step(fresh: None) -> Iterator[None]:
-    with caches_cleared(tp_decode.tp_decode_step):
-        yield
+fresh_step = fresh_caches(tp_decode.tp_decode_step)
 
 
 def test_the_step_is_megatrons_over_a_ring(fresh_step: None) -> None:
