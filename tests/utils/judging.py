@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from verify.judge import Prepared, judge
 from verify.reading.claims import Claim
 
@@ -57,3 +59,12 @@ def caches_cleared(*cached: Any) -> Iterator[None]:
     yield
     for fn in cached:
         fn.cache_clear()
+
+
+def fresh_caches(*cached: Any) -> Any:
+    """A test's fixture: the judge's caches (``fresh``) and these functions' caches emptied before and after."""
+    @pytest.fixture
+    def cleared(fresh: None) -> Iterator[None]:
+        with caches_cleared(*cached):
+            yield
+    return cleared

@@ -79,9 +79,16 @@ def _bytes_per_param(recipe: str, part: str) -> Any:
 
 def _state_measure(_ev: Any, _cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
     """Distinct storages after one real Adam step, over the model's parameter count."""
+    if args[0].startswith("megatron"):
+        if args[1] != "total":
+            return None
+        from verify.measure.experiments.megatron_optimizer import megatron_state
+
+        run = megatron_state(args[0].removeprefix("megatron_"))  # Megatron's own grad buffer and main grads
+        return sp.Rational(sum(run["bytes"].values()), run["psi"]), {}
     name = {"mixed_adam": "mixed_precision_state", "fp32_adam": "fp32_adam_state"}.get(args[0])
     if name is None:
-        return None  # 8-bit and Megatron layouts are not run here: calculated
+        return None  # 8-bit Adam is not run here: calculated
     run = LOCAL_RUNS.get(name)
     got = _state_parts({**run["bytes"], "m_v": run["bytes"]["adam_m_v"]})
     return sp.Rational(got[args[1]], run["psi"]), {}
@@ -187,7 +194,8 @@ QUANTITIES = (
     # ---- mixed precision (verify.known.formulas.mixed_precision)
     Quantity("bytes_per_param", ("recipe", "part"), "bytes", "measured",
              "model-state bytes per parameter by part (m_v = Adam m + v; optimizer = master + m + v); measured "
-             "after a real Adam step for mixed_adam and fp32_adam, calculated for adam_8bit and Megatron's totals",
+             "after a real Adam step for mixed_adam and fp32_adam, and Megatron's totals at a step run with its grad "
+             "buffer and main grads; calculated for adam_8bit",
              _bytes_per_param, "numerics", _state_measure),
     Quantity("float_limit", ("format", "limit"), "value", "measured",
              "largest finite, smallest normal / subnormal, machine epsilon, from the format's exponent and mantissa "

@@ -5,7 +5,9 @@
 Ledger formulas: ``verify.known.formulas`` kv_cache, kv_paging, speculative, tp_inference. Measured on the tiny
 decoder's bf16 cache tensors after a prefill, and simulated (seeded) by ``verify.measure.sim.speculative`` (a
 rejection sampler) and ``verify.measure.sim.kv_allocator`` (paged and contiguous allocators, static batching);
-the simulators re-run at a claim's own values.
+the simulators re-run at a claim's own values. A tensor-parallel decoding step is run on t simulated ranks
+(``verify.measure.experiments.tp_decode``): its all-reduces counted, the bytes its ring all-reduces send and their
+step-by-step α-β time simulated, at two (L, b, h, t).
 """
 
 from __future__ import annotations
@@ -55,10 +57,43 @@ def _batch_configs(_ev: Any) -> list[Config]:
     return [Config(f"b={b_} L_max=4096", {"b": b_}) for b_ in BATCH_CASES]
 
 
+def _tp_decode_configs(_ev: Any) -> list[Config]:
+    from verify.known.vocabulary.collectives import RING_ALPHA, RING_BETA
+    from verify.measure.experiments.tp_decode import TP_DECODE_CASES
+
+    return [Config(f"TP decode L={l_} b={b_} h={h_} t={t_}", {"L": l_, "b": b_, "h": h_, "t": t_,
+                                                             "alpha": RING_ALPHA, "beta": RING_BETA})
+            for l_, b_, h_, t_ in TP_DECODE_CASES]
+
+
+def _tp_decode(read: Callable[[dict[str, Any], Config], Any]) -> Measure:
+    """One TP decoding step at the configuration's (L, b, h, t) (``verify.measure.experiments.tp_decode``), only
+    where it ran; a step whose output differs from the unsharded decoder's reads NaN (agrees with nothing)."""
+    def measure(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
+        from verify.measure.experiments.tp_decode import TP_DECODE_CASES, tp_decode_step
+
+        try:
+            case = tuple(int(sp.Integer(sp.sympify(cfg.values[k]))) for k in ("L", "b", "h", "t"))
+        except (KeyError, TypeError, ValueError):
+            return None
+        if case not in TP_DECODE_CASES:
+            return None
+        run = tp_decode_step(*case)
+        return (sp.nsimplify(read(run, cfg), rational=True) if run["matches_unsharded"] else sp.nan), {}
+    return measure
+
+
+def _tp_decode_time(run: dict[str, Any], cfg: Config) -> Any:
+    from verify.measure.sim.timing import lockstep_time
+
+    return lockstep_time(run["step_messages"], cfg.values["alpha"], cfg.values["beta"], run["element_size"])
+
+
 FAMILIES = (
     Family("spec", _spec_configs, "speculative sampler, seeded", rerunnable=True),
     Family("kvalloc", _kv_configs, "KV allocators, seeded", rerunnable=True),
     Family("batching", _batch_configs, "static batching, seeded", rerunnable=True),
+    Family("tp_decode", _tp_decode_configs, "a TP decoding step on t simulated ranks, ring all-reduces"),
 )
 
 
@@ -152,11 +187,17 @@ QUANTITIES = (
              lambda: paging.static_batch_utilization(batch=b), "batching", simulated(_batch_read),
              tolerance=sp.Rational(1, 100)),
     # ---- tensor-parallel inference (verify.known.formulas.tp_inference)
-    Quantity("tp_decode_allreduces", (), "all-reduces", "calculated", "all-reduces per generated token: 2L",
-             lambda: tpi.decode_allreduces(layers=L)),
-    Quantity("tp_decode_send_bytes", (), "bytes", "calculated",
-             "bytes a rank sends per generated token (16-bit, ring): 2L × 2(t − 1)/t × b·h × 2",
-             lambda: tpi.decode_send_bytes(layers=L, b=b, h=h, t=t)),
-    Quantity("tp_decode_comm_time", (), "s", "calculated", "α-β communication time per token: 2L(2(t − 1)α) + bytes/β",
-             lambda: tpi.decode_comm_seconds(layers=L, b=b, h=h, t=t, alpha=alpha, beta=beta)),
+    # counted / simulated on a TP decoding step (verify.measure.experiments.tp_decode)
+    Quantity("tp_decode_allreduces", (), "all-reduces", "counted", "all-reduces per generated token: 2L (counted: "
+             "the all-reduces a TP decoding step calls)", lambda: tpi.decode_allreduces(layers=L), "tp_decode",
+             _tp_decode(lambda run, _cfg: run["allreduces"])),
+    Quantity("tp_decode_send_bytes", (), "bytes", "simulated",
+             "bytes a rank sends per generated token (16-bit, ring): 2L × 2(t − 1)/t × b·h × 2 (simulated: the "
+             "step's ring all-reduces, elements the busiest rank sent × element size)",
+             lambda: tpi.decode_send_bytes(layers=L, b=b, h=h, t=t), "tp_decode",
+             _tp_decode(lambda run, _cfg: run["sent_bytes"])),
+    Quantity("tp_decode_comm_time", (), "s", "simulated", "α-β communication time per token: 2L(2(t − 1)α) + "
+             "bytes/β (simulated: each ring step α + its largest message / β)",
+             lambda: tpi.decode_comm_seconds(layers=L, b=b, h=h, t=t, alpha=alpha, beta=beta), "tp_decode",
+             _tp_decode(_tp_decode_time)),
 )

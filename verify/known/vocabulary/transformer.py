@@ -6,7 +6,8 @@ Ledger formulas: ``verify.known.formulas`` transformer_params, training_flops, r
 Measured on a tiny GPT decoder built with torch.nn at two shapes (``verify.measure.experiments.decoder``:
 parameters, FlopCounterMode, bf16 tensors), FlashAttention's Algorithms 0 and 1 run on real tensors with HBM
 transfers counted (``verify.measure.sim.flash_attention``) and a LoRA-adapted layer
-(``verify.measure.experiments.lora``). A claim at other values (7B parameters, h = 4096) is calculated.
+(``verify.measure.experiments.lora``, re-built at a claim's own rank and widths: R = 2R beside R, h = 4096). A
+claim at other values (7B parameters) is calculated.
 """
 
 from __future__ import annotations
@@ -90,13 +91,25 @@ def _train_flops(r: dict[str, Any], args: tuple[str, ...], _cfg: Config) -> Any:
     return {"none": r["train_flops"], "full": r["recompute_flops"]}.get(args[0])
 
 
+def _linear_configs(_ev: Any) -> list[Config]:
+    return [Config(f"bf16 linear h={h_} b={b_} s={s_}", {"h": h_, "s": s_, "b": b_, "e": 2})
+            for h_, _a, _g, _l, _v, s_, b_ in DECODER_SHAPES]
+
+
 def _intensity(_ev: Any, cfg: Config, args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
-    if decoder_shape(cfg) is None:
-        return None
+    """FLOPs over bytes of one bf16 h × h linear at the configuration's tokens, a claim's fixed values put in
+    (b = b·s, h = 4096: ``verify.measure.experiments.decoder.linear_intensity``); bf16 only (e = 2)."""
     from verify.measure.experiments.decoder import linear_intensity
 
-    bs = int(cfg.values["b"]) * (int(cfg.values["s"]) if args[0] == "prefill" else 1)
-    r = linear_intensity(bs, int(cfg.values["h"]))
+    try:
+        names = ("b", "s", "h", "e") if args[0] == "prefill" else ("b", "h", "e")
+        vals = [sp.sympify(cfg.values[k]).doit() for k in names]  # 10**9 as written is an unevaluated power
+    except KeyError:
+        return None
+    if not all(v.is_Integer and v > 0 for v in vals) or vals[-1] != 2:
+        return None
+    bs = int(vals[0]) * (int(vals[1]) if args[0] == "prefill" else 1)
+    r = linear_intensity(bs, int(vals[-2]))
     return sp.Rational(r["flops"], r["bytes"]), {}
 
 
@@ -137,9 +150,18 @@ def _lora_configs(_ev: Any) -> list[Config]:
             for r_, h_, f_ in LORA_CASES]
 
 
+LORA_MAX_WEIGHTS = 4096 * 4096  # the largest base layer the adapter is built on (64 MB of fp32)
+
+
 def _lora(_ev: Any, cfg: Config, _args: tuple[str, ...]) -> tuple[sp.Expr, dict[str, Any]] | None:
-    case = tuple(int(cfg.values.get(k, 0)) for k in ("R", "h", "f"))
-    if case not in LORA_CASES:
+    """Trainable parameters of the adapter built at the configuration's (R, h, f), a claim's fixed values put in
+    (``lora_trainable(R=2*R)`` at R = 8 builds R = 16): any whole positive shape up to ``LORA_MAX_WEIGHTS``."""
+    try:
+        case = tuple(int(sp.Integer(sp.sympify(cfg.values[k]))) for k in ("R", "h", "f"))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if any(sp.sympify(cfg.values[k]) != n_ for k, n_ in zip(("R", "h", "f"), case, strict=True)) or \
+            min(case) < 1 or case[1] * case[2] > LORA_MAX_WEIGHTS:
         return None
     from verify.measure.experiments.lora import measure
 
@@ -193,8 +215,10 @@ FAMILIES = (
            needs=("h", "f", "L", "V")),
     Family("matmul_flops", _matmul_configs, "FlopCounterMode on a bias-free Linear stack"),
     Family("decoder", _decoder_configs, "a tiny torch.nn decoder, 2 shapes"),
+    Family("linear_roofline", _linear_configs, "one bf16 h × h linear, FlopCounterMode (meta device when large)",
+           rerunnable=True, needs=("b", "s", "h", "e")),
     Family("flash_io", _flash_configs, "Algorithms 0 and 1 run, IO counted"),
-    Family("lora", _lora_configs, "an adapted layer, a 4-bit store"),
+    Family("lora", _lora_configs, "an adapted layer, a 4-bit store", rerunnable=True, needs=("R", "h", "f")),
 )
 
 QUANTITIES = (
@@ -235,9 +259,10 @@ QUANTITIES = (
     Quantity("linear_intensity", ("infer",), "FLOP/byte", "measured",
              "FLOPs over bytes moved of an h × h bf16 linear on bs (prefill) or b (decode) tokens: "
              "2xh²/(e(2xh + h²)) (FlopCounterMode, tensor sizes)",
-             lambda ph: rf.linear_intensity(tokens=b * s if ph == "prefill" else b, h=h, elem=e), "decoder",
+             lambda ph: rf.linear_intensity(tokens=b * s if ph == "prefill" else b, h=h, elem=e), "linear_roofline",
              _intensity),
-    Quantity("ridge_intensity", (), "FLOP/byte", "calculated", "peak FLOP/s over memory bandwidth",
+    Quantity("ridge_intensity", (), "FLOP/byte", "definition",
+             "peak FLOP/s over memory bandwidth (a definition: the roofline's ridge point, Williams et al. 2009)",
              lambda: rf.ridge_intensity(peak_flops=F_peak, mem_bandwidth=B_mem)),
     Quantity("decode_token_time", (), "s", "calculated",
              "lower bound of one decoding step at small batch: every weight read once, eΨ / B_mem",

@@ -171,12 +171,18 @@ def _saved_where(blk: Block | None, x: torch.Tensor, keep: Any, fn: Any = None) 
     return total
 
 
+LINEAR_REAL_MAX = 2**22  # token × h² multiply-adds run on real CPU tensors; larger shapes on the meta device
+
+
 @cache
 def linear_intensity(tokens: int, h: int) -> dict[str, int]:
-    """FLOPs (FlopCounterMode) and bytes moved (input, weight and output tensors) of one bf16 h×h linear."""
+    """FLOPs (FlopCounterMode) and bytes moved (input, weight and output tensors) of one bf16 h×h linear; a shape
+    too large to multiply here (4,096 tokens at h = 4,096, 10⁹ tokens) runs on the meta device, where
+    FlopCounterMode counts the same FLOPs and the tensors have the same sizes."""
     torch.manual_seed(0)
-    x = torch.randn(tokens, h, dtype=torch.bfloat16)
-    w = torch.randn(h, h, dtype=torch.bfloat16)
+    device = "cpu" if tokens * h * h <= LINEAR_REAL_MAX else "meta"
+    x = torch.randn(tokens, h, dtype=torch.bfloat16, device=device)
+    w = torch.randn(h, h, dtype=torch.bfloat16, device=device)
     y: list[torch.Tensor] = []
     flops = _flops(lambda: y.append(F.linear(x, w)))
     return {"flops": flops, "bytes": x.nbytes + w.nbytes + y[0].nbytes}

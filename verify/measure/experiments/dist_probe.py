@@ -201,7 +201,7 @@ def _rank(n: int) -> dict[str, Any]:
         result["tp"] = tensor_parallel(n)
         result["fsdp2"] = fsdp2(n, (True, False, None))
     if n == 4:
-        result["fsdp2"] = fsdp2(n, (True, 2))
+        result["fsdp2"] = fsdp2(n, (True, False, None, 2))  # every mode where k = 2 divides the ranks
     return result
 
 
