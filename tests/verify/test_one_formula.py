@@ -89,7 +89,7 @@ class Case:
     wrong: Callable[[Callable[..., Any]], Callable[..., Any]]  # the real function -> a wrong one
     claim: str  # the id of a claim of the deck whose verdict must flip
     drill: str | None  # a drill whose answer must move (at its seed-0 inputs); None: no drill asks it
-    ranks: bool = False  # the claim's quantity is measured on Gloo ranks (every claim of it is: the MoE all-to-all)
+    ranks: bool = False  # the claim's quantities are measured on Gloo ranks (since issue 32 every claim of them is)
 
     @property
     def id(self) -> str:
@@ -99,11 +99,12 @@ class Case:
 CASES = [  # (module, function, how it goes wrong, the claim whose verdict flips, the drill whose answer moves)
     Case(collectives, "ring_send", _times(2), "ring-phase-volumes", "ring-allreduce-send"),
     Case(mixed_precision, "state_bytes_per_param", _default("master", 8), "megatron-18-bytes", "model-state-gb"),
-    Case(fsdp, "per_unit", _key_times("ring_volume_per_psi", 2), "unit-table-true", "fsdp2-volume"),
+    Case(fsdp, "per_unit", _key_times("ring_volume_per_psi", 2), "unit-table-true", "fsdp2-volume", ranks=True),
     Case(offload, "offload_pcie_bytes", _key_times("total", 2), "offload-pcie-volume", "offload-pcie-seconds"),
     Case(offload, "pcie_lane_bandwidth_gb_s", _times(2), "pcie-bandwidth", "offload-pcie-seconds"),
     Case(checkpointing, "peak_units", _plus(1), "checkpoint-peak-units", "checkpoint-peak-units"),
-    Case(tensor_parallel, "allreduce_elements", _times(2), "tp-comm-example-follow-up", "tp-send-per-layer"),
+    Case(tensor_parallel, "allreduce_elements", _times(2), "tp-comm-example-follow-up", "tp-send-per-layer",
+         ranks=True),
     Case(pipeline, "bubble_fraction", _times(2), "bubble", "bubble-fraction"),
     Case(transformer_params, "layer_params", _plus(1), "gpt2-124m", "decoder-params-m"),
     Case(training_flops, "total_train_flops", _times(2), "gpt3-flops", "train-days"),
@@ -125,7 +126,7 @@ CASES = [  # (module, function, how it goes wrong, the claim whose verdict flips
     Case(sharded_checkpoint, "shard_bytes", _times(2), "write-time-formula", "dcp-write-seconds"),
     # formulas the vocabulary used to copy, which no drill asks
     Case(tree_allreduce, "binomial_tree_rounds", _plus(2), "worked-64", None),
-    Case(collectives, "tree_broadcast_rounds", _times(2), "broadcast-tree-cost", None),
+    Case(collectives, "tree_broadcast_rounds", _times(2), "broadcast-tree-cost", None, ranks=True),
     Case(pipeline, "peak_in_flight", _plus(1), "pipeline-inflight", None),
     Case(checkpointing, "compute_overhead", _times(2), "checkpoint-compute-overhead", None),
 ]
