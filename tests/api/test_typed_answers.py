@@ -56,7 +56,7 @@ def test_units_are_converted_and_a_wrong_unit_is_named(client: TestClient) -> No
         showing = _show_drill(client, alice, drill.id or 0)
         with Session(engine) as s:
             expected = drills.answer_gb(s.get_one(DrillShowing, showing).params)
-        text = typed.format(mb=f"{expected * 1000:.3f}", gb=f"{expected:.4f}")
+        text = typed.format(mb=f"{expected * 1000:.6f}", gb=f"{expected:.4f}")
         r = client.post("/api/review", json={"item_id": drill.id, "showing_id": showing, "typed_answer": text},
                         headers=alice)
         assert r.status_code == 200, r.text

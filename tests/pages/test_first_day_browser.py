@@ -11,7 +11,6 @@ server, with the default queue (interleaved gather order, siblings buried):
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,17 +26,9 @@ from tests.utils.accounts import new_user
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
+pytestmark = [pytest.mark.browser, pytest.mark.bundled_deck, pytest.mark.slow,
               pytest.mark.backend_agnostic("the quiz page's queue in Chromium; the queue's counts against a "
                                            "rebuilt one run in tests/review/test_gather_bury.py")]
-
-
-@pytest.fixture
-def cards_dir(tmp_path: Path) -> Path:
-    """The bundled deck (this folder's conftest serves a fixture deck otherwise)."""
-    dest = tmp_path / "cards"
-    shutil.copytree(ROOT / "cards", dest)
-    return dest
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ into ``docs/`` (``docs/reviewing.md`` shows them)."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +25,9 @@ PHONE = 390
 REVIEWS = 40
 SLIP = {"GB": ("TB", 1e-3), "MB": ("GB", 1e-3), "ms": ("s", 1e-3), "GiB": ("GB", 1.073741824), "s": ("ms", 1e3)}
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
+pytestmark = [pytest.mark.browser, pytest.mark.bundled_deck, pytest.mark.slow,
               pytest.mark.backend_agnostic("the quiz page at phone width in Chromium; grading and storing run on "
                                            "both backends in tests/api")]
-
-
-@pytest.fixture
-def cards_dir(tmp_path: Path) -> Path:
-    """The bundled deck (this folder's conftest serves a fixture deck otherwise)."""
-    dest = tmp_path / "cards"
-    shutil.copytree(ROOT / "cards", dest)
-    return dest
 
 
 def _logged(api: httpx.Client) -> int:

@@ -7,7 +7,6 @@ every page (a context per page cost seconds each)."""
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,17 +29,9 @@ from tests.utils.review import engine_answer, engine_next, review_engine
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = 390
 
-pytestmark = [pytest.mark.browser,
+pytestmark = [pytest.mark.browser, pytest.mark.bundled_deck,
               pytest.mark.backend_agnostic("the layout in Chromium; what the pages hold runs on both backends")]
 
-
-
-@pytest.fixture
-def cards_dir(tmp_path: Path) -> Path:
-    """The bundled deck (this folder's conftest serves a fixture deck otherwise)."""
-    dest = tmp_path / "cards"
-    shutil.copytree(ROOT / "cards", dest)
-    return dest
 
 
 WIDTH = "() => document.documentElement.scrollWidth"

@@ -61,6 +61,7 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
         expect(kind).to_contain_text("follow-up")
         assert page.locator("#links a", has_text="beta title").get_attribute("href") == "/cards/beta"
         page.keyboard.press("Space")
+        expect(page.locator("#grades")).to_be_visible()  # revealed before grading (a grade key waits for that)
         page.keyboard.press("4")
         expect(page.locator("#front")).to_contain_text("beta title")
         page.keyboard.press("Space")

@@ -25,6 +25,35 @@ def cards_dir(tmp_path: Path) -> Path:
     return write_deck(tmp_path / "cards", [make_card("beta", follow_ups=0, pitfalls=(0, 0), drills=True)])
 
 
+def _at_a_drill(engine: Any, page: Any, live_server: str, username: str) -> Any:
+    """``username`` created (English, burying off: the one card's drills are its siblings), signed in with a
+    one-time link, and past the card to its first drill; the page's ``#kind`` locator."""
+    from playwright.sync_api import expect
+
+    with Session(engine) as s, s.begin():
+        user, _api_token = create_user(s, username)
+        token = issue_link(s, user)
+        prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
+        prefs.language, prefs.bury_siblings = "en", False
+    page.goto(f"{live_server}/login?token={token}")
+    kind = page.locator("#kind")
+    expect(kind).not_to_have_text("")
+    if "drill" not in kind.inner_text():  # the card itself comes first
+        expect(page.locator("#reveal")).to_be_visible()
+        page.keyboard.press("Space")
+        page.keyboard.press("3")
+    expect(kind).to_contain_text("drill")
+    return kind
+
+
+def _newest_params(engine: Any) -> dict[str, Any]:
+    """The parameters of the drill showing stored last (the one the page shows)."""
+    with Session(engine) as s:
+        showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
+    assert showing is not None
+    return dict(showing.params)
+
+
 @pytest.mark.browser
 def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> None:
     from playwright.sync_api import expect
@@ -33,29 +62,14 @@ def test_decimal_comma_drill(live_server: str, database_url: str, page: Any) -> 
 
     engine = make_engine(database_url)
     try:
-        with Session(engine) as s, s.begin():
-            user, _api_token = create_user(s, "tess")
-            token = issue_link(s, user)
-            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
-            prefs.language = "en"
-            prefs.bury_siblings = False  # one card: its drills are the card's siblings
-        page.goto(f"{live_server}/login?token={token}")
-        kind = page.locator("#kind")
-        if "drill" not in kind.inner_text():  # the card itself comes first
-            expect(page.locator("#reveal")).to_be_visible()
-            page.keyboard.press("Space")
-            page.keyboard.press("3")
-        expect(kind).to_contain_text("drill")
+        _at_a_drill(engine, page, live_server, "tess")
         box, status = page.locator("#typed-answer"), page.locator("#status")
         box.fill("1,234")
         page.keyboard.press("Enter")
         expect(status).to_contain_text("reads two ways: 1234 (comma between thousands) or 1.234")
         assert "两种读法" not in status.inner_text()  # English only: the learner's language
 
-        with Session(engine) as s:
-            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
-        assert showing is not None
-        comma = f"{drills.answer(showing.params):.6f}".replace(".", ",")
+        comma = f"{drills.answer(_newest_params(engine)):.6f}".replace(".", ",")
         box.fill(comma)
         page.keyboard.press("Enter")
         verdict = page.locator("#verdict")
@@ -75,19 +89,7 @@ def test_a_drill_keeps_its_numbers_on_reload_and_a_slip_can_be_graded(live_serve
 
     engine = make_engine(database_url)
     try:
-        with Session(engine) as s, s.begin():
-            user, _api_token = create_user(s, "tess")
-            token = issue_link(s, user)
-            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
-            prefs.language, prefs.bury_siblings = "en", False  # one card: its drills are the card's siblings
-        page.goto(f"{live_server}/login?token={token}")
-        kind, front = page.locator("#kind"), page.locator("#front")
-        expect(kind).not_to_have_text("")
-        if "drill" not in kind.inner_text():  # the card itself comes first
-            expect(page.locator("#reveal")).to_be_visible()
-            page.keyboard.press("Space")
-            page.keyboard.press("3")
-        expect(kind).to_contain_text("drill")
+        kind, front = _at_a_drill(engine, page, live_server, "tess"), page.locator("#front")
         numbers = front.inner_text()
         with Session(engine) as s:
             showings = s.exec(select(DrillShowing)).all()
@@ -126,23 +128,9 @@ def test_the_right_number_in_a_wrong_unit_is_wrong_and_the_feedback_names_the_un
     slip = {"GB": ("TB", 1e-3), "MB": ("GB", 1e-3), "ms": ("s", 1e-3), "GiB": ("GB", 1.073741824)}
     engine = make_engine(database_url)
     try:
-        with Session(engine) as s, s.begin():
-            user, _api = create_user(s, "una")
-            token = issue_link(s, user)
-            prefs = s.exec(select(UserSettings).where(UserSettings.user_id == user.id)).one()
-            prefs.language, prefs.bury_siblings = "en", False  # one card: its drills are the card's siblings
-        page.goto(f"{live_server}/login?token={token}")
-        kind = page.locator("#kind")
-        expect(kind).not_to_have_text("")
-        if "drill" not in kind.inner_text():  # the card itself comes first
-            expect(page.locator("#reveal")).to_be_visible()
-            page.keyboard.press("Space")
-            page.keyboard.press("3")
-        expect(kind).to_contain_text("drill")
-        with Session(engine) as s:
-            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
-        assert showing is not None
-        unit, answer = drills.unit(showing.params), drills.answer(showing.params)
+        kind = _at_a_drill(engine, page, live_server, "una")
+        params = _newest_params(engine)
+        unit, answer = drills.unit(params), drills.answer(params)
         assert unit in slip, unit
         other, factor = slip[unit]
         page.locator("#typed-answer").fill(f"{answer:.6g} {other}")
@@ -153,10 +141,7 @@ def test_the_right_number_in_a_wrong_unit_is_wrong_and_the_feedback_names_the_un
         page.keyboard.press("1")  # keep Again
         expect(verdict).to_be_hidden()
         expect(kind).to_contain_text("drill")
-        with Session(engine) as s:
-            showing = s.exec(select(DrillShowing).order_by(col(DrillShowing.id).desc())).first()
-        assert showing is not None
-        page.locator("#typed-answer").fill(f"{drills.answer(showing.params) * factor:.8g} {other}")
+        page.locator("#typed-answer").fill(f"{drills.answer(_newest_params(engine)) * factor:.8g} {other}")
         page.keyboard.press("Enter")
         expect(verdict).to_contain_text("✓ Correct")
     finally:

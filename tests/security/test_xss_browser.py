@@ -5,7 +5,6 @@ while we toggle languages, open every ``<details>``, reveal answers and hover ev
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,21 +32,6 @@ POKE = """() => {
 @pytest.fixture
 def cards_dir(tmp_path: Path) -> Path:
     return write_cards(tmp_path / "cards", hostile_card(ALL, link_to="plain"), make_card("plain"))
-
-
-@pytest.fixture
-def hostile_page(browser: Any) -> Iterator[tuple[Any, list[str]]]:
-    context = browser.new_context(bypass_csp=True)
-    page = context.new_page()
-    dialogs: list[str] = []
-
-    def on_dialog(dialog: Any) -> None:
-        dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    yield page, dialogs
-    context.close()
 
 
 def assert_nothing_ran(page: Any, dialogs: list[str], where: str) -> None:

@@ -204,24 +204,9 @@ OUTPUTS = (Output("statement verdict marks on a card page", _card_with_marks,
            Output("the handbook's study mode (file://)", _study_mode, _handbook_written, "one"))
 
 
-@pytest.fixture
-def hostile(browser: Any) -> Iterator[tuple[Any, list[str]]]:
-    context = browser.new_context(bypass_csp=True)  # the markup itself is tested, not the CSP behind it
-    page = context.new_page()
-    dialogs: list[str] = []
-
-    def on_dialog(dialog: Any) -> None:
-        dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    page.on("dialog", on_dialog)
-    yield page, dialogs
-    context.close()
-
-
 @pytest.mark.parametrize("output", OUTPUTS, ids=[o.name for o in OUTPUTS])
-def test_output_runs_nothing_from_card_text(site: Site, hostile: tuple[Any, list[str]], output: Output) -> None:
-    page, dialogs = hostile
+def test_output_runs_nothing_from_card_text(site: Site, hostile_page: tuple[Any, list[str]], output: Output) -> None:
+    page, dialogs = hostile_page
     output.markup(site)
     output.visit(page, dialogs, site)
     page.evaluate(POKE)
