@@ -110,21 +110,28 @@
 
   // The header's counts without the next item (GET /api/review/next brings them otherwise): inside a
   // follow-up chain and after a drill's answer, so they are never a step behind
+  // It is not awaited: a grade pressed while it is on its way is not dropped, and an answer that was
+  // older than the newest request for counts never overwrites them
+  let countsAsked = 0;
   async function refreshCounts() {
-    const r = await send("GET", "/api/review/counts");
-    if (r.ok) { setDue(r.data.total); setCounts(r.data); }
+    const asked = ++countsAsked;
+    const r = await send("GET", "/api/review/counts").catch(() => null);
+    if (r && r.ok && asked === countsAsked) { setDue(r.data.total); setCounts(r.data); }
   }
 
   let loading = false;
   async function load() {
     if (loading) return;
     if (studyMode) { await loadStudy(); return; }
-    if (chainQueue.length) { show(chainQueue.shift()); await refreshCounts(); return; }
+    if (chainQueue.length) { show(chainQueue.shift()); refreshCounts(); return; }
     loading = true;
     let r;
+    const asked = ++countsAsked;
     try { r = await send("GET", "/api/review/next"); } finally { loading = false; }
     if (!r.ok) { status(r.data.detail || "error " + r.status); return; }
-    setDue(r.data.counts ? r.data.counts.total : r.data.due_left); setCounts(r.data.counts);
+    if (asked === countsAsked) {  // else a later count is on its way or has landed
+      setDue(r.data.counts ? r.data.counts.total : r.data.due_left); setCounts(r.data.counts);
+    }
     if (r.data.item) { show(r.data.item); return; }
     current = null; $("quiz").hidden = true; $("done").hidden = false;
     $("next-due").textContent = r.data.next_due
@@ -227,7 +234,7 @@
       answered = true;
       setDue(Math.max(0, Number($("due-left").dataset.count || 1) - 1));  // the next GET brings the exact count
       if (item.kind === "card") await loadChain(item);
-      if (item.typed) { showDrillResult(r.data); await refreshCounts(); return; }
+      if (item.typed) { showDrillResult(r.data); refreshCounts(); return; }
       await load();
     } catch (e) {
       status("未能保存，请重试 Could not save; press the key again. (" + e.message + ")");

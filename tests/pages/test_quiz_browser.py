@@ -28,6 +28,13 @@ def cards_dir(tmp_path: Path) -> Path:
     ])
 
 
+SLOW_COUNTS = """(() => {
+  const fetch0 = window.fetch;
+  window.fetch = (url, opts) => String(url).includes("/api/review/counts")
+    ? new Promise((done) => setTimeout(done, 1500)).then(() => fetch0(url, opts)) : fetch0(url, opts);
+})()"""
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> None:
@@ -45,6 +52,8 @@ def test_quiz_keyboard_flow(live_server: str, database_url: str, page: Any) -> N
             st = s.get(UserSettings, user.id)
             assert st is not None
             st.gather_order, st.bury_siblings = "deck", False
+        # the header's counts answer slowly (a phone on a bad network): a grade pressed meanwhile still counts
+        page.add_init_script(SLOW_COUNTS)
         page.goto(f"{live_server}/login?token={token}")
         assert page.url == f"{live_server}/quiz"
         due = page.locator("#due-left")
